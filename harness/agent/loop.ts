@@ -1,0 +1,122 @@
+import type { Trace } from '../../src/schema/trace.js';
+import { compressConversation } from '../compression/compress.js';
+import { ModelError, type ChatMessage } from '../model/types.js';
+import { toolDefinitions } from '../tools/registry.js';
+import type { ToolContext } from '../tools/types.js';
+import { TraceRecorder } from '../trace/recorder.js';
+import type { HarnessDeps } from './config.js';
+import { runToolCall, toolMessageContent } from './toolCall.js';
+
+export interface AgentTask {
+  id: string;
+  prompt: string;
+  /** Real path of the task's fresh workspace. */
+  workspace: string;
+  maxSteps: number;
+  epoch: number;
+}
+
+const NUDGE = 'Your last reply was empty. Call a tool, or give your final answer as plain text.';
+
+/** Removes reasoning blocks (`<think>…</think>`, also one left unclosed) from a reply. */
+export function stripThink(text: string): string {
+  return text
+    .replace(/<think>[\s\S]*?<\/think>/gi, '')
+    .replace(/<think>[\s\S]*$/i, '')
+    .trim();
+}
+
+/**
+ * The agent loop: ask the model, run the tool calls it returns, feed the results back, until it
+ * answers without a tool call or runs out of steps. Limits are checked before each model call.
+ */
+export async function runAgent(task: AgentTask, deps: HarnessDeps, signal: AbortSignal): Promise<Trace> {
+  const { settings } = deps;
+  const recorder = new TraceRecorder(task.id, task.epoch, deps.model.info);
+  const tools = toolDefinitions(settings.toolDescriptions, settings.toolParameterDescriptions);
+  const context: ToolContext = {
+    workspace: task.workspace,
+    outputCap: settings.outputCap,
+    shellTimeoutMs: settings.shellTimeoutMs,
+    sandboxMode: settings.sandboxMode,
+    signal,
+  };
+  let messages: ChatMessage[] = [
+    { role: 'system', content: settings.systemPrompt },
+    { role: 'user', content: task.prompt },
+  ];
+
+  try {
+    for (let step = 1; step <= task.maxSteps; step++) {
+      signal.throwIfAborted();
+      const compressed = compressConversation(messages, settings.compressionThreshold);
+      if (compressed) {
+        messages = compressed.messages;
+        recorder
+          .start('compression', 'compress context', undefined, {
+            step,
+            chars_before: compressed.charsBefore,
+            chars_after: compressed.charsAfter,
+            compressed_results: compressed.compressedResults,
+          })
+          .end();
+      }
+
+      const llm = recorder.start('llm', `chat ${deps.modelName}`, undefined, {
+        step,
+        'gen_ai.operation.name': 'chat',
+        'gen_ai.system': deps.model.info.provider,
+        'gen_ai.request.model': deps.modelName,
+        'gen_ai.request.temperature': settings.temperature,
+        'llm.mode': deps.model.info.mode,
+        'llm.messages': messages.length,
+      });
+      const reply = await deps.model.complete(
+        { model: deps.modelName, messages, tools, temperature: settings.temperature },
+        { taskId: task.id, step, signal },
+      );
+      recorder.addUsage(reply.usage.input_tokens, reply.usage.output_tokens);
+      const visible = stripThink(reply.content ?? '');
+      llm
+        .set({
+          'gen_ai.usage.input_tokens': reply.usage.input_tokens,
+          'gen_ai.usage.output_tokens': reply.usage.output_tokens,
+          'gen_ai.response.finish_reasons': reply.finishReason ? [reply.finishReason] : [],
+          'llm.tool_calls': reply.toolCalls.length,
+          'llm.content_preview': (reply.content ?? '').slice(0, 2000),
+          'llm.think_stripped': visible !== (reply.content ?? '').trim(),
+        })
+        .end();
+
+      if (reply.toolCalls.length === 0) {
+        if (reply.refusal) return recorder.finish(reply.refusal, 'refused');
+        if (visible) return recorder.finish(visible, 'completed');
+        llm.event('empty_reply');
+        messages.push({ role: 'assistant', content: reply.content ?? '' }, { role: 'user', content: NUDGE });
+        continue;
+      }
+
+      messages.push({
+        role: 'assistant',
+        content: reply.content,
+        tool_calls: reply.toolCalls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } })),
+      });
+      for (const call of reply.toolCalls) {
+        const result = await runToolCall(call, {
+          taskId: task.id,
+          step,
+          policy: deps.policy,
+          approver: deps.approver,
+          context,
+          recorder,
+          execute: true,
+        });
+        messages.push({ role: 'tool', tool_call_id: call.id, content: toolMessageContent(result) });
+      }
+    }
+    return recorder.finish(null, 'max_steps');
+  } catch (error) {
+    if (error instanceof ModelError) return recorder.finish(null, 'error', { code: error.code, message: error.message });
+    throw error;
+  }
+}

@@ -1,0 +1,34 @@
+import type { Trace } from '../../src/schema/trace.js';
+import type { ToolContext } from '../tools/types.js';
+import { TraceRecorder } from '../trace/recorder.js';
+import type { HarnessDeps } from './config.js';
+import { runToolCall, toolMessageContent } from './toolCall.js';
+
+export interface PolicyTaskInput {
+  id: string;
+  epoch: number;
+  workspace: string;
+  toolCall: { name: string; arguments: Record<string, unknown> };
+  /** false: the policy decides and the trace records it, but nothing runs. */
+  execute: boolean;
+}
+
+/**
+ * A policy task: one tool call straight into the tool layer (validation, policy, approval,
+ * sandbox), no model. This tests the safety boundary without waiting for a model to misbehave.
+ */
+export async function runPolicyTask(input: PolicyTaskInput, deps: HarnessDeps, signal: AbortSignal): Promise<Trace> {
+  const recorder = new TraceRecorder(input.id, input.epoch, { provider: 'none', mode: 'none', model: 'none', base_url: null });
+  const context: ToolContext = {
+    workspace: input.workspace,
+    outputCap: deps.settings.outputCap,
+    shellTimeoutMs: deps.settings.shellTimeoutMs,
+    sandboxMode: deps.settings.sandboxMode,
+    signal,
+  };
+  const result = await runToolCall(
+    { id: 'call_policy_1', name: input.toolCall.name, arguments: JSON.stringify(input.toolCall.arguments) },
+    { taskId: input.id, step: 1, policy: deps.policy, approver: deps.approver, context, recorder, execute: input.execute },
+  );
+  return recorder.finish(toolMessageContent(result), 'completed');
+}

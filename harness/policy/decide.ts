@@ -1,0 +1,258 @@
+import { lstatSync, readdirSync, realpathSync } from 'node:fs';
+import path from 'node:path';
+import type { Policy, ShellRule } from '../../src/schema/policy.js';
+import type { ErrorType, PolicyDecision, RiskLevel } from '../../src/schema/trace.js';
+import { isSecretPath, resolveInWorkspace } from '../sandbox/workspacePaths.js';
+import { analyzeShell, type ShellRedirect, type ShellWord, type SimpleCommand } from './shellSyntax.js';
+
+/**
+ * The permission policy: a function from (policy, tool call, workspace) to a decision that names
+ * the rule behind it. It reads the file system only to resolve paths (symlinks); it runs nothing.
+ */
+export interface Decision {
+  decision: PolicyDecision;
+  risk: RiskLevel;
+  /** The id of the rule that decided, e.g. `allow-list`, `network-access`, `path-outside-workspace`. */
+  rule: string;
+  reason: string;
+  /** What a refusal of this call is reported as. */
+  errorType: ErrorType | null;
+}
+
+const SEVERITY: Record<PolicyDecision, number> = { allow: 0, require_approval: 1, deny: 2 };
+const RISK_ORDER: Record<RiskLevel, number> = { low: 0, medium: 1, high: 2 };
+const SYSTEM_BIN = /^\/(usr\/)?(local\/)?s?bin\/[^/]+$/;
+const HARMLESS_DEVICES = new Set(['/dev/null', '/dev/stdin', '/dev/stdout', '/dev/stderr']);
+/** Assignments that change what a program loads or runs: never allowed in front of a command. */
+const HIJACKING_VARIABLE = /^(LD_|DYLD_|BASH_|GIT_)|^(PATH|ENV|IFS|PS4|PROMPT_COMMAND|SHELLOPTS|BASHOPTS|GLOBIGNORE|HOME|CDPATH|PAGER|EDITOR|VISUAL|NODE_OPTIONS|PYTHONPATH|PYTHONSTARTUP|PERL5OPT|RUBYOPT)$/;
+
+const allow = (rule: string, reason: string, risk: RiskLevel = 'low'): Decision => ({
+  decision: 'allow', risk, rule, reason, errorType: null,
+});
+const deny = (rule: string, reason: string, errorType: ErrorType = 'COMMAND_BLOCKED'): Decision => ({
+  decision: 'deny', risk: 'high', rule, reason, errorType,
+});
+const ask = (rule: string, reason: string, risk: RiskLevel = 'high'): Decision => ({
+  decision: 'require_approval', risk, rule, reason, errorType: 'APPROVAL_DENIED',
+});
+
+/** The strictest decision wins; among equals, the first found (it names the earliest cause). */
+export function strictest(decisions: Decision[]): Decision {
+  let worst: Decision | undefined;
+  let risk: RiskLevel = 'low';
+  for (const d of decisions) {
+    if (!worst || SEVERITY[d.decision] > SEVERITY[worst.decision]) worst = d;
+    if (RISK_ORDER[d.risk] > RISK_ORDER[risk]) risk = d.risk;
+  }
+  if (!worst) return allow('empty-command', 'nothing to run');
+  return { ...worst, risk: worst.decision === 'allow' ? risk : worst.risk };
+}
+
+export interface ToolCallForPolicy {
+  tool: string;
+  args: Record<string, unknown>;
+}
+
+export async function decideToolCall(policy: Policy, call: ToolCallForPolicy, root: string): Promise<Decision> {
+  const toolPolicy = policy.tools[call.tool];
+  if (!toolPolicy) {
+    const d = policy.unknown_tool === 'allow' ? allow('unknown-tool', 'policy allows unknown tools', 'high') : deny('unknown-tool', `no policy for tool ${call.tool}`, 'UNKNOWN_TOOL');
+    return d;
+  }
+  const toolDecision: Decision =
+    toolPolicy.decision === 'allow'
+      ? allow(`tool:${call.tool}`, `${call.tool} is allowed`, toolPolicy.risk)
+      : toolPolicy.decision === 'deny'
+        ? { ...deny(`tool:${call.tool}`, `${call.tool} is denied by the policy`, 'PERMISSION_DENIED'), risk: toolPolicy.risk }
+        : ask(`tool:${call.tool}`, `${call.tool} needs approval`, toolPolicy.risk);
+
+  const decisions = [toolDecision];
+  if (typeof call.args['path'] === 'string') decisions.push(decidePath(policy, call.args['path'], root, 'file'));
+  if (call.tool === 'run_shell' && typeof call.args['command'] === 'string') {
+    decisions.push(await decideShell(policy, call.args['command'], root));
+  }
+  const decided = strictest(decisions);
+  return decided.decision === 'allow' ? { ...decided, risk: toolPolicy.risk === 'high' ? decided.risk : toolPolicy.risk } : decided;
+}
+
+function decidePath(policy: Policy, p: string, root: string, use: 'file' | 'shell'): Decision {
+  if (use === 'shell' && HARMLESS_DEVICES.has(p)) return allow('device', `${p} is harmless`);
+  const checked = resolveInWorkspace(root, p);
+  if (!checked.inside) return deny('path-outside-workspace', checked.reason, 'PATH_OUTSIDE_WORKSPACE');
+  const secret = isSecretPath(root, checked.absolute, policy.secret_paths);
+  if (secret) return deny('secret-path', `${p} matches the secret path pattern ${secret}`, 'PERMISSION_DENIED');
+  return allow('path-inside-workspace', `${p} is inside the workspace`);
+}
+
+export async function decideShell(policy: Policy, command: string, root: string): Promise<Decision> {
+  if (command.length > policy.shell.max_command_chars) {
+    return deny('command-too-long', `command is longer than ${policy.shell.max_command_chars} characters`);
+  }
+  const analysis = await analyzeShell(command);
+  const decisions: Decision[] = analysis.unprovable.map((u) =>
+    ['substitution', 'expansion', 'heredoc'].includes(u.construct)
+      ? ask(`unprovable-${u.construct}`, `${u.detail}: its value cannot be checked before it runs`)
+      : deny(`unprovable-${u.construct}`, u.detail),
+  );
+  const globs = { outward: undefined as string[] | undefined };
+  for (const redirect of analysis.redirects) decisions.push(decideRedirect(policy, redirect, root));
+  for (const cmd of analysis.commands) decisions.push(decideCommand(policy, cmd, root, globs));
+  return strictest(decisions);
+}
+
+function decideRedirect(policy: Policy, redirect: ShellRedirect, root: string): Decision {
+  if (redirect.kind === 'fd') return allow('redirect-fd', `${redirect.op}${redirect.target.text}`);
+  if (redirect.target.value === null) {
+    return ask('unprovable-redirect', `redirect target ${redirect.target.text} has no fixed value`);
+  }
+  const decided = decidePath(policy, redirect.target.value, root, 'shell');
+  return decided.decision === 'allow' ? decided : { ...decided, reason: `${redirect.kind} redirect: ${decided.reason}` };
+}
+
+function decideCommand(policy: Policy, cmd: SimpleCommand, root: string, globs: { outward: string[] | undefined }): Decision {
+  const decisions: Decision[] = cmd.redirects.map((r) => decideRedirect(policy, r, root));
+  for (const { name, value } of cmd.assignments) {
+    if (HIJACKING_VARIABLE.test(name)) decisions.push(deny('env-hijack', `${name}= changes what programs load or run`));
+    else if (!policy.shell.safe_assignments.includes(name)) {
+      decisions.push(ask('env-assignment', `sets ${name}${value ? `=${value.text}` : ''}`, 'medium'));
+    }
+  }
+  const program = cmd.program?.value;
+  if (program === undefined || program === null) {
+    decisions.push(deny('unprovable-program', `program name ${cmd.program?.text ?? '(none)'} has no fixed value`));
+    return strictest(decisions);
+  }
+  if (program === '') return strictest(decisions); // a bare assignment
+
+  let name = program;
+  if (program.includes('/')) {
+    if (!SYSTEM_BIN.test(program)) {
+      decisions.push(decidePath(policy, program, root, 'shell'));
+      decisions.push(ask('workspace-executable', `runs ${program}, a file rather than a known program`));
+      return strictest(decisions);
+    }
+    name = path.basename(program);
+  }
+
+  if (policy.shell.wrappers.includes(name)) {
+    const inner = unwrap(cmd.args);
+    if (!inner.program) {
+      decisions.push(deny('wrapper-without-command', `${name} without a command to run`));
+      return strictest(decisions);
+    }
+    decisions.push(decideCommand(policy, { ...inner, redirects: [] } as SimpleCommand, root, globs));
+    return strictest(decisions);
+  }
+
+  const joined = cmd.args.map((a) => a.value ?? a.text).join(' ');
+  const rule = policy.shell.rules.find((r) => r.programs.includes(name) && ruleMatches(r, joined));
+  if (rule) decisions.push(fromRule(rule, name));
+  else if (policy.shell.allow.includes(name)) decisions.push(allow('allow-list', `${name} is on the allow list`));
+  else {
+    decisions.push(
+      policy.shell.default === 'deny'
+        ? deny('not-allowed', `${name} is not on the allow list`)
+        : ask('not-allowed', `${name} is not on the allow list`),
+    );
+  }
+
+  if (!policy.shell.text_args.includes(name)) {
+    for (const arg of cmd.args) {
+      for (const candidate of pathCandidates(arg)) {
+        if (arg.glob) decisions.push(decideGlob(policy, candidate, root, globs));
+        else decisions.push(decidePath(policy, candidate, root, 'shell'));
+      }
+    }
+  }
+  return strictest(decisions);
+}
+
+function ruleMatches(rule: ShellRule, joinedArgs: string): boolean {
+  return rule.when_args_match === undefined || new RegExp(rule.when_args_match).test(joinedArgs);
+}
+
+function fromRule(rule: ShellRule, program: string): Decision {
+  const reason = `${program}: ${rule.reason}`;
+  if (rule.decision === 'allow') return allow(rule.id, reason, rule.risk);
+  if (rule.decision === 'deny') return { ...deny(rule.id, reason), risk: rule.risk };
+  return ask(rule.id, reason, rule.risk);
+}
+
+/** `env -i A=1 nice -n 5 ls -la` → the command the wrapper runs, with its assignments. */
+function unwrap(args: ShellWord[]): Pick<SimpleCommand, 'program' | 'args' | 'assignments'> {
+  const assignments: SimpleCommand['assignments'] = [];
+  let i = 0;
+  for (; i < args.length; i++) {
+    const value = args[i]!.value;
+    if (value === null) break;
+    const assignment = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/s.exec(value);
+    if (assignment) {
+      assignments.push({ name: assignment[1]!, value: { value: assignment[2]!, text: assignment[2]!, glob: false } });
+    } else if (!value.startsWith('-') && !/^\d+(\.\d+)?[smhd]?$/.test(value)) break;
+  }
+  return { program: args[i] ?? null, args: args.slice(i + 1), assignments };
+}
+
+/** The parts of an argument that may name a file: the word, `--opt=VALUE`, `-fVALUE`. */
+function pathCandidates(arg: ShellWord): string[] {
+  const v = arg.value;
+  if (v === null || v === '' || v === '-' || v === '--') return [];
+  if (!v.startsWith('-')) return [v];
+  const eq = v.indexOf('=');
+  if (eq > 0) return [v.slice(eq + 1)].filter(Boolean);
+  if (!v.startsWith('--') && v.length > 2 && /[/.~]/.test(v.slice(2, 3))) return [v.slice(2)];
+  return [];
+}
+
+/**
+ * A glob is checked with every wildcard segment replaced by a plain name (so `*\/../..` still
+ * climbs out), and refused while the workspace holds a symlink that points outside it.
+ */
+function decideGlob(policy: Policy, pattern: string, root: string, globs: { outward: string[] | undefined }): Decision {
+  const literal = pattern
+    .split('/')
+    .map((segment) => (/[*?[]/.test(segment) ? '__glob__' : segment))
+    .join('/');
+  const decided = decidePath(policy, literal, root, 'shell');
+  if (decided.decision !== 'allow') return { ...decided, reason: `glob ${pattern}: ${decided.reason}` };
+  globs.outward ??= outwardSymlinks(root);
+  if (globs.outward.length > 0) {
+    return deny('glob-through-symlink', `glob ${pattern} may match ${globs.outward[0]}, a symlink out of the workspace`, 'PATH_OUTSIDE_WORKSPACE');
+  }
+  return decided;
+}
+
+const MAX_SCANNED_ENTRIES = 20_000;
+
+/** Symlinks inside the workspace whose target is outside it (bounded walk). */
+export function outwardSymlinks(root: string): string[] {
+  const found: string[] = [];
+  const queue = [root];
+  let seen = 0;
+  while (queue.length > 0 && seen < MAX_SCANNED_ENTRIES) {
+    const dir = queue.pop()!;
+    let entries: string[];
+    try {
+      entries = readdirSync(dir);
+    } catch {
+      continue;
+    }
+    for (const entry of entries) {
+      seen++;
+      const full = path.join(dir, entry);
+      const stat = lstatSync(full, { throwIfNoEntry: false });
+      if (!stat) continue;
+      if (stat.isSymbolicLink()) {
+        let target: string | null = null;
+        try {
+          target = realpathSync(full);
+        } catch {
+          target = null;
+        }
+        const rel = target === null ? '..' : path.relative(root, target);
+        if (rel.startsWith('..') || path.isAbsolute(rel)) found.push(path.relative(root, full));
+      } else if (stat.isDirectory()) queue.push(full);
+    }
+  }
+  return found;
+}

@@ -1,0 +1,312 @@
+import { createRequire } from 'node:module';
+import { Language, Parser, type Node } from 'web-tree-sitter';
+
+/**
+ * Parses a shell command (bash grammar, tree-sitter) into the simple commands it would run and the
+ * constructs that make it unprovable. Nothing is evaluated: a word is known only when it is made of
+ * literals; any expansion or substitution leaves it unknown (null).
+ */
+
+export interface ShellWord {
+  /** The word after quote removal, or null when it depends on an expansion or substitution. */
+  value: string | null;
+  /** The source text, for messages and rule matching when the value is unknown. */
+  text: string;
+  /** Contains an unquoted glob character. */
+  glob: boolean;
+}
+
+export interface ShellRedirect {
+  op: string;
+  /** read: `<`; write: `>` `>>` `&>` ...; fd: a descriptor duplication such as `2>&1`. */
+  kind: 'read' | 'write' | 'fd';
+  target: ShellWord;
+}
+
+export interface SimpleCommand {
+  program: ShellWord | null;
+  args: ShellWord[];
+  assignments: Array<{ name: string; value: ShellWord | null }>;
+  redirects: ShellRedirect[];
+}
+
+export interface Unprovable {
+  construct: string;
+  detail: string;
+}
+
+export interface ShellAnalysis {
+  commands: SimpleCommand[];
+  /** Redirects that apply to a whole statement (a pipeline or list). */
+  redirects: ShellRedirect[];
+  unprovable: Unprovable[];
+}
+
+let parserPromise: Promise<Parser> | undefined;
+
+async function loadParser(): Promise<Parser> {
+  const require = createRequire(import.meta.url);
+  await Parser.init();
+  const bash = await Language.load(require.resolve('tree-sitter-bash/tree-sitter-bash.wasm'));
+  const parser = new Parser();
+  parser.setLanguage(bash);
+  return parser;
+}
+
+export function shellParser(): Promise<Parser> {
+  parserPromise ??= loadParser();
+  return parserPromise;
+}
+
+const CONTAINERS = new Set([
+  'program', 'list', 'pipeline', 'subshell', 'compound_statement', 'negated_command', 'do_group',
+  'if_statement', 'elif_clause', 'else_clause', 'while_statement', 'case_statement', 'case_item',
+  'redirected_statement',
+]);
+
+const DYNAMIC = new Set(['simple_expansion', 'expansion', 'arithmetic_expansion', 'brace_expression', 'extglob_pattern']);
+const SUBSTITUTIONS = new Set(['command_substitution', 'process_substitution']);
+
+export async function analyzeShell(command: string): Promise<ShellAnalysis> {
+  const parser = await shellParser();
+  const tree = parser.parse(command);
+  const analysis: ShellAnalysis = { commands: [], redirects: [], unprovable: [] };
+  if (!tree) {
+    analysis.unprovable.push({ construct: 'parse', detail: 'the command could not be parsed' });
+    return analysis;
+  }
+  try {
+    if (tree.rootNode.hasError) {
+      analysis.unprovable.push({ construct: 'parse', detail: 'the command has a syntax error' });
+    }
+    visit(tree.rootNode, analysis);
+  } finally {
+    tree.delete();
+  }
+  return analysis;
+}
+
+function visit(node: Node, out: ShellAnalysis): void {
+  const type = node.type;
+  if (type === 'comment') return;
+  if (CONTAINERS.has(type)) {
+    for (const child of node.namedChildren) {
+      if (!child) continue;
+      if (isRedirect(child.type)) collectRedirect(child, out.redirects, out);
+      else visit(child, out);
+    }
+    return;
+  }
+  switch (type) {
+    case 'command':
+      out.commands.push(simpleCommand(node, out));
+      return;
+    case 'variable_assignment':
+    case 'variable_assignments':
+      out.commands.push({ program: null, args: [], assignments: assignments(node, out), redirects: [] });
+      // A bare assignment runs nothing; it is recorded so the policy can judge what it sets.
+      out.commands[out.commands.length - 1]!.program = { value: '', text: '', glob: false };
+      return;
+    case 'declaration_command':
+    case 'unset_command':
+    case 'test_command':
+      out.commands.push(keywordCommand(node, out));
+      return;
+    case 'for_statement': {
+      const words = node.childrenForFieldName('value').filter((c): c is Node => c !== null);
+      out.commands.push({
+        program: { value: 'for', text: 'for', glob: false },
+        args: words.map((w) => word(w, out)),
+        assignments: [],
+        redirects: [],
+      });
+      const body = node.childForFieldName('body');
+      if (body) visit(body, out);
+      return;
+    }
+    case 'function_definition':
+      out.unprovable.push({ construct: 'function', detail: 'defines a shell function' });
+      return;
+    case 'c_style_for_statement':
+      out.unprovable.push({ construct: 'loop', detail: 'C-style for loop' });
+      return;
+    default:
+      if (isRedirect(type)) {
+        collectRedirect(node, out.redirects, out);
+        return;
+      }
+      out.unprovable.push({ construct: type, detail: `unsupported shell construct "${type}"` });
+  }
+}
+
+function isRedirect(type: string): boolean {
+  return type === 'file_redirect' || type === 'heredoc_redirect' || type === 'herestring_redirect';
+}
+
+function simpleCommand(node: Node, out: ShellAnalysis): SimpleCommand {
+  const command: SimpleCommand = { program: null, args: [], assignments: [], redirects: [] };
+  for (const child of node.namedChildren) {
+    if (!child) continue;
+    if (child.type === 'variable_assignment') command.assignments.push(...assignments(child, out));
+    else if (child.type === 'command_name') command.program = word(child.namedChildren[0] ?? child, out);
+    else if (isRedirect(child.type)) collectRedirect(child, command.redirects, out);
+    else if (child.type !== 'comment') command.args.push(word(child, out));
+  }
+  return command;
+}
+
+function keywordCommand(node: Node, out: ShellAnalysis): SimpleCommand {
+  const keyword = node.type === 'test_command' ? 'test' : (node.child(0)?.text ?? node.type);
+  const args: ShellWord[] = [];
+  const walkWords = (n: Node) => {
+    for (const child of n.namedChildren) {
+      if (!child) continue;
+      if (child.type === 'variable_assignment') {
+        const name = child.childForFieldName('name')?.text ?? '';
+        const value = child.childForFieldName('value');
+        args.push(value ? { ...word(value, out), text: `${name}=${value.text}` } : { value: name, text: name, glob: false });
+      } else if (['binary_expression', 'unary_expression', 'parenthesized_expression'].includes(child.type)) {
+        walkWords(child);
+      } else if (child.type !== 'test_operator') {
+        args.push(word(child, out));
+      }
+    }
+  };
+  walkWords(node);
+  return { program: { value: keyword, text: keyword, glob: false }, args, assignments: [], redirects: [] };
+}
+
+function assignments(node: Node, out: ShellAnalysis): SimpleCommand['assignments'] {
+  const list = node.type === 'variable_assignments' ? node.namedChildren : [node];
+  return list
+    .filter((n): n is Node => n !== null && n.type === 'variable_assignment')
+    .map((n) => {
+      const value = n.childForFieldName('value');
+      return { name: n.childForFieldName('name')?.text ?? '', value: value ? word(value, out) : null };
+    });
+}
+
+function collectRedirect(node: Node, into: ShellRedirect[], out: ShellAnalysis): void {
+  if (node.type === 'heredoc_redirect') {
+    for (const child of node.namedChildren) {
+      if (!child) continue;
+      if (child.type === 'heredoc_body') {
+        if (hasDynamic(child)) {
+          out.unprovable.push({ construct: 'heredoc', detail: 'here-document expands variables or runs substitutions' });
+        }
+      } else if (isRedirect(child.type)) collectRedirect(child, into, out);
+      else if (child.type !== 'heredoc_start' && child.type !== 'heredoc_end') visit(child, out);
+    }
+    return;
+  }
+  if (node.type === 'herestring_redirect') {
+    const target = node.namedChildren[0];
+    if (target) word(target, out);
+    return;
+  }
+  const destination = node.childForFieldName('destination') ?? node.namedChildren.at(-1) ?? null;
+  const op = node.children.find((c) => c !== null && !c.isNamed)?.text ?? '>';
+  if (!destination) return;
+  const target = word(destination, out);
+  const isFdDup = (op === '>&' || op === '<&' || op === '>&-' || op === '<&-') && /^(\d+|-)$/.test(target.value ?? '');
+  const kind = isFdDup ? 'fd' : op.startsWith('<') && op !== '<>' ? 'read' : 'write';
+  into.push({ op, kind, target });
+}
+
+function hasDynamic(node: Node): boolean {
+  if (DYNAMIC.has(node.type) || SUBSTITUTIONS.has(node.type)) return true;
+  return node.namedChildren.some((c) => c !== null && hasDynamic(c));
+}
+
+/** The static value of a word, or null; substitutions inside are analyzed as commands too. */
+function word(node: Node, out: ShellAnalysis): ShellWord {
+  const text = node.text;
+  const unquoted = unquotedText(node);
+  // Brace expansion turns one word into several ({/etc/passwd,x}): its value is not the text.
+  if (/(^|[^\\])\{[^{}]*(,|\.\.)[^{}]*\}/.test(unquoted)) {
+    out.unprovable.push({ construct: 'expansion', detail: `brace expansion ${text}` });
+    staticValue(node, out);
+    return { value: null, text, glob: false };
+  }
+  const value = staticValue(node, out);
+  return { value, text, glob: /(^|[^\\])[*?[]/.test(unquoted) };
+}
+
+/** The parts of a word outside quotes, where globs and braces still act. */
+function unquotedText(node: Node): string {
+  if (node.type === 'word' || node.type === 'command_name') return node.text;
+  if (node.type === 'concatenation') {
+    return node.namedChildren.map((c) => (c && (c.type === 'word' || c.type === 'concatenation') ? unquotedText(c) : '')).join('');
+  }
+  return '';
+}
+
+function staticValue(node: Node, out: ShellAnalysis): string | null {
+  switch (node.type) {
+    case 'word':
+    case 'command_name':
+      if (node.namedChildCount > 0) return concat(node, out);
+      return node.text.replace(/\\(.)/gs, '$1').replace(/\\\n/g, '');
+    case 'number':
+    case 'string_content':
+    case 'heredoc_content':
+      return node.text;
+    case 'raw_string':
+      return node.text.slice(1, -1);
+    case 'string':
+    case 'translated_string': {
+      let value = '';
+      let known = true;
+      for (const child of node.namedChildren) {
+        if (!child) continue;
+        if (child.type === 'string_content') value += child.text.replace(/\\([$`"\\\n])/g, '$1');
+        else {
+          staticValue(child, out);
+          known = false;
+        }
+      }
+      return known ? value : null;
+    }
+    case 'ansi_c_string':
+      return decodeAnsiC(node.text.slice(2, -1));
+    case 'concatenation':
+      return concat(node, out);
+    case 'command_substitution':
+    case 'process_substitution': {
+      out.unprovable.push({ construct: 'substitution', detail: `${node.type.replace('_', ' ')} ${node.text}` });
+      for (const child of node.namedChildren) if (child) visit(child, out);
+      return null;
+    }
+    default:
+      if (DYNAMIC.has(node.type)) {
+        out.unprovable.push({ construct: 'expansion', detail: `expansion ${node.text} has no fixed value` });
+        if (hasDynamic(node)) for (const c of node.namedChildren) if (c && SUBSTITUTIONS.has(c.type)) staticValue(c, out);
+        return null;
+      }
+      out.unprovable.push({ construct: node.type, detail: `unsupported word "${node.text}"` });
+      return null;
+  }
+}
+
+function concat(node: Node, out: ShellAnalysis): string | null {
+  let value = '';
+  let known = true;
+  for (const child of node.namedChildren) {
+    if (!child) continue;
+    const part = staticValue(child, out);
+    if (part === null) known = false;
+    else value += part;
+  }
+  return known ? value : null;
+}
+
+function decodeAnsiC(body: string): string {
+  return body.replace(/\\(x[0-9a-fA-F]{1,2}|u[0-9a-fA-F]{1,4}|U[0-9a-fA-F]{1,8}|[0-7]{1,3}|.)/g, (_m, esc: string) => {
+    const simple: Record<string, string> = { n: '\n', t: '\t', r: '\r', a: '\x07', b: '\b', e: '\x1b', E: '\x1b', f: '\f', v: '\v' };
+    if (esc in simple) return simple[esc]!;
+    if (/^x/.test(esc)) return String.fromCharCode(parseInt(esc.slice(1), 16));
+    if (/^[uU]/.test(esc)) return String.fromCodePoint(parseInt(esc.slice(1), 16));
+    if (/^[0-7]+$/.test(esc)) return String.fromCharCode(parseInt(esc, 8));
+    return esc;
+  });
+}

@@ -1,0 +1,152 @@
+import { spawn, spawnSync } from 'node:child_process';
+import path from 'node:path';
+
+export type SandboxMode = 'process' | 'bwrap';
+
+export interface CommandResult {
+  exitCode: number | null;
+  signal: string | null;
+  timedOut: boolean;
+  /** stdout and stderr interleaved as they arrived, cut at the output cap. */
+  output: string;
+  outputChars: number;
+  truncated: boolean;
+  mode: SandboxMode;
+}
+
+export interface RunOptions {
+  workspace: string;
+  timeoutMs: number;
+  outputCap: number;
+  mode: SandboxMode;
+  signal?: AbortSignal;
+}
+
+/** The child's whole environment: nothing of the parent's leaks through (no keys, no tokens). */
+export function sandboxEnv(workspace: string): Record<string, string> {
+  return {
+    PATH: '/usr/local/bin:/usr/bin:/bin',
+    HOME: workspace,
+    LANG: 'C.UTF-8',
+    LC_ALL: 'C.UTF-8',
+    TERM: 'dumb',
+    PWD: workspace,
+  };
+}
+
+let bwrapAvailable: boolean | undefined;
+
+/** Whether bubblewrap is installed and can actually create its namespaces here. */
+export function hasBubblewrap(): boolean {
+  if (bwrapAvailable === undefined) {
+    const probe = spawnSync('bwrap', ['--ro-bind', '/', '/', '--unshare-all', '--die-with-parent', 'true'], {
+      stdio: 'ignore',
+      timeout: 5000,
+    });
+    bwrapAvailable = probe.status === 0;
+  }
+  return bwrapAvailable;
+}
+
+function commandLine(command: string, options: RunOptions): [string, string[]] {
+  const shell: [string, string[]] = ['/bin/bash', ['--noprofile', '--norc', '-c', command]];
+  if (options.mode !== 'bwrap') return shell;
+  const ws = path.resolve(options.workspace);
+  return [
+    'bwrap',
+    [
+      '--ro-bind', '/', '/',
+      '--dev', '/dev',
+      '--proc', '/proc',
+      '--tmpfs', '/tmp',
+      '--bind', ws, ws,
+      '--chdir', ws,
+      '--unshare-all',
+      '--die-with-parent',
+      '--new-session',
+      shell[0],
+      ...shell[1],
+    ],
+  ];
+}
+
+/**
+ * Runs one shell command in the workspace, in a process group of its own. On timeout (or abort)
+ * the whole group gets SIGTERM, then SIGKILL after a short grace; after a normal exit the group is
+ * killed too, so background children never outlive the call.
+ */
+export function runCommand(command: string, options: RunOptions): Promise<CommandResult> {
+  const [file, args] = commandLine(command, options);
+  return new Promise((resolve) => {
+    const child = spawn(file, args, {
+      cwd: options.workspace,
+      env: sandboxEnv(options.workspace),
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    let outputChars = 0;
+    let timedOut = false;
+    let settled = false;
+    const collect = (chunk: Buffer) => {
+      const text = chunk.toString('utf8');
+      outputChars += text.length;
+      if (output.length < options.outputCap) output += text.slice(0, options.outputCap - output.length);
+    };
+    child.stdout.on('data', collect);
+    child.stderr.on('data', collect);
+
+    const killGroup = (sig: NodeJS.Signals) => {
+      if (child.pid === undefined) return;
+      try {
+        process.kill(-child.pid, sig);
+      } catch {
+        // the group is already gone
+      }
+    };
+    const stop = () => {
+      timedOut = true;
+      killGroup('SIGTERM');
+      setTimeout(() => killGroup('SIGKILL'), 300).unref();
+    };
+    const timer = setTimeout(stop, options.timeoutMs);
+    const onAbort = () => stop();
+    options.signal?.addEventListener('abort', onAbort, { once: true });
+
+    const finish = (exitCode: number | null, signal: string | null) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      options.signal?.removeEventListener('abort', onAbort);
+      killGroup('SIGKILL');
+      resolve({
+        exitCode,
+        signal,
+        timedOut,
+        output,
+        outputChars,
+        truncated: outputChars > options.outputCap,
+        mode: options.mode,
+      });
+    };
+    child.on('error', (error) => {
+      output += `failed to start: ${error.message}`;
+      finish(null, null);
+    });
+    // On exit the group is killed, which closes pipes held by background children; 'close' then
+    // delivers the last output. A process that escaped the group cannot hold us past the grace.
+    let exitCode: number | null = null;
+    let exitSignal: string | null = null;
+    child.on('exit', (code, sig) => {
+      exitCode = code;
+      exitSignal = sig;
+      killGroup('SIGKILL');
+      setTimeout(() => {
+        child.stdout.destroy();
+        child.stderr.destroy();
+        finish(exitCode, exitSignal);
+      }, 1000).unref();
+    });
+    child.on('close', () => finish(exitCode, exitSignal));
+  });
+}

@@ -1,0 +1,96 @@
+import { randomBytes } from 'node:crypto';
+import {
+  TRACE_SCHEMA_VERSION,
+  type AttributeValue,
+  type ExitReason,
+  type ModelInfo,
+  type Span,
+  type SpanKind,
+  type Trace,
+} from '../../src/schema/trace.js';
+
+const hex = (bytes: number) => randomBytes(bytes).toString('hex');
+
+export class SpanHandle {
+  constructor(private readonly span: Span) {}
+
+  get id(): string {
+    return this.span.span_id;
+  }
+
+  set(attributes: Record<string, AttributeValue | undefined>): this {
+    for (const [key, value] of Object.entries(attributes)) {
+      if (value !== undefined) this.span.attributes[key] = value;
+    }
+    return this;
+  }
+
+  event(name: string, attributes: Record<string, AttributeValue> = {}): this {
+    this.span.events.push({ name, time: new Date().toISOString(), attributes });
+    return this;
+  }
+
+  end(status: 'ok' | 'error' = 'ok'): void {
+    this.span.end = new Date().toISOString();
+    this.span.status = status;
+  }
+}
+
+/** Builds one trace v1 as the run goes; `finish` returns it (unredacted: the writer redacts). */
+export class TraceRecorder {
+  private readonly spans: Span[] = [];
+  private readonly root: SpanHandle;
+  private readonly startedAt = new Date().toISOString();
+  private usage = { input_tokens: 0, output_tokens: 0 };
+
+  constructor(
+    private readonly taskId: string,
+    private readonly epoch: number,
+    private readonly model: ModelInfo,
+  ) {
+    this.root = this.start('agent', `task ${taskId}`, null, { 'task.id': taskId, epoch });
+  }
+
+  get rootId(): string {
+    return this.root.id;
+  }
+
+  start(kind: SpanKind, name: string, parentId: string | null = this.root?.id ?? null, attributes: Record<string, AttributeValue> = {}): SpanHandle {
+    const now = new Date().toISOString();
+    const span: Span = {
+      span_id: hex(8),
+      parent_id: parentId,
+      kind,
+      name,
+      start: now,
+      end: now,
+      status: 'ok',
+      attributes: { ...attributes },
+      events: [],
+    };
+    this.spans.push(span);
+    return new SpanHandle(span);
+  }
+
+  addUsage(input: number, output: number): void {
+    this.usage.input_tokens += input;
+    this.usage.output_tokens += output;
+  }
+
+  finish(text: string | null, exitReason: ExitReason, error: { code: string; message: string } | null = null): Trace {
+    this.root.set({ exit_reason: exitReason }).end(error ? 'error' : 'ok');
+    return {
+      schema_version: TRACE_SCHEMA_VERSION,
+      trace_id: hex(16),
+      task_id: this.taskId,
+      epoch: this.epoch,
+      started_at: this.startedAt,
+      ended_at: new Date().toISOString(),
+      model: this.model,
+      final_answer: { text, exit_reason: exitReason },
+      error,
+      usage: { ...this.usage, total_tokens: this.usage.input_tokens + this.usage.output_tokens },
+      spans: this.spans,
+    };
+  }
+}

@@ -1,0 +1,86 @@
+import path from 'node:path';
+import {
+  CassetteModel,
+  DEFAULT_SETTINGS,
+  OpenAIModel,
+  RecordingModel,
+  defaultApprover,
+  defaultPolicyPath,
+  hasBubblewrap,
+  loadPolicy,
+  runAgent,
+  runPolicyTask,
+  type Approver,
+  type HarnessSettings,
+  type Model,
+} from '../../harness/index.js';
+import type { Redactor } from '../schema/redact.js';
+import type { Task } from '../schema/task.js';
+import type { Trace } from '../schema/trace.js';
+import type { Adapter, AdapterRunContext } from './types.js';
+
+export interface HarnessAdapterOptions {
+  provider: 'openai' | 'cassette';
+  /** openai: the model name; cassette: ignored (the cassettes name theirs). */
+  model: string;
+  baseURL?: string | undefined;
+  apiKey?: string | undefined;
+  cassettes?: string | undefined;
+  record?: string | undefined;
+  policyFile?: string | undefined;
+  settings?: Partial<HarnessSettings>;
+  approver?: Approver;
+  redactor: Redactor;
+}
+
+export class AdapterConfigError extends Error {
+  readonly code = 'ADAPTER_CONFIG';
+}
+
+function buildModel(options: HarnessAdapterOptions): Model {
+  if (options.provider === 'cassette') {
+    if (!options.cassettes) throw new AdapterConfigError('--provider cassette needs --cassettes DIR');
+    if (options.record) throw new AdapterConfigError('--record needs a live provider (--provider openai)');
+    return new CassetteModel(options.cassettes);
+  }
+  const live = new OpenAIModel({ model: options.model, baseURL: options.baseURL, apiKey: options.apiKey });
+  return options.record ? new RecordingModel(live, options.record, options.redactor) : live;
+}
+
+/** The reference harness as an adapter: agent tasks through the loop, policy tasks straight to the tool layer. */
+export function createHarnessAdapter(options: HarnessAdapterOptions): Adapter {
+  const model = buildModel(options);
+  const policyFile = options.policyFile ?? defaultPolicyPath();
+  const policy = loadPolicy(policyFile);
+  const settings: HarnessSettings = { ...DEFAULT_SETTINGS, ...options.settings };
+  if (settings.sandboxMode === 'bwrap' && !hasBubblewrap()) {
+    throw new AdapterConfigError('--sandbox bwrap: bubblewrap is not installed or cannot create namespaces here');
+  }
+  const deps = {
+    model,
+    modelName: options.provider === 'cassette' ? model.info.model : options.model,
+    policy,
+    approver: options.approver ?? defaultApprover(),
+    settings,
+  };
+  return {
+    name: 'harness',
+    model: model.info,
+    policy: path.relative(process.cwd(), policyFile) || policyFile,
+    sandbox: settings.sandboxMode,
+    async run(task: Task, ctx: AdapterRunContext): Promise<Trace> {
+      if (task.toolCall) {
+        return runPolicyTask(
+          { id: task.id, epoch: ctx.epoch, workspace: ctx.workspace, toolCall: task.toolCall, execute: task.toolCall.execute },
+          deps,
+          ctx.signal,
+        );
+      }
+      return runAgent(
+        { id: task.id, prompt: task.prompt ?? '', workspace: ctx.workspace, maxSteps: task.maxSteps ?? settings.maxSteps, epoch: ctx.epoch },
+        deps,
+        ctx.signal,
+      );
+    },
+  };
+}

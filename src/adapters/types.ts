@@ -1,0 +1,19 @@
+import type { Task } from '../schema/task.js';
+import type { ModelInfo, Trace } from '../schema/trace.js';
+
+export interface AdapterRunContext {
+  /** Real path of the task's fresh workspace copy (removed after the run). */
+  workspace: string;
+  epoch: number;
+  signal: AbortSignal;
+}
+
+/** Turns a task into a trace; never scores. The harness is one adapter; external agents are others. */
+export interface Adapter {
+  readonly name: string;
+  readonly model: ModelInfo;
+  /** Short descriptions for the report: which policy and sandbox the agent ran under. */
+  readonly policy: string;
+  readonly sandbox: string;
+  run(task: Task, ctx: AdapterRunContext): Promise<Trace>;
+}

@@ -1,0 +1,134 @@
+import type { Diff, MetricDiff, TaskChange, TaskDiff } from '../schema/diff.js';
+import type { RunReport, TaskResult } from '../schema/report.js';
+import { ratio } from '../report/stats.js';
+import { pairedSignificance } from './significance.js';
+
+const CHANGE_ORDER: TaskChange[] = ['regressed', 'errored', 'reason_changed', 'fixed', 'still_failing', 'new', 'removed', 'unchanged'];
+
+function side(task: TaskResult): NonNullable<TaskDiff['baseline']> {
+  return {
+    status: task.status,
+    pass_fraction: task.pass_fraction,
+    failure_reason: task.failure_reason,
+    failure_layer: task.failure_layer,
+    steps: task.steps,
+  };
+}
+
+function changeOf(base: TaskResult, cur: TaskResult): TaskChange {
+  if (base.status === 'errored' || cur.status === 'errored') return 'errored';
+  if (base.status === 'passed' && cur.status === 'failed') return 'regressed';
+  if (base.status === 'failed' && cur.status === 'passed') return 'fixed';
+  if (base.status === 'failed' && cur.status === 'failed') {
+    return base.failure_reason !== cur.failure_reason || base.failure_layer !== cur.failure_layer ? 'reason_changed' : 'still_failing';
+  }
+  return 'unchanged';
+}
+
+function mean(values: number[]): number | null {
+  return values.length === 0 ? null : values.reduce((s, v) => s + v, 0) / values.length;
+}
+
+function metric(name: string, baseline: number | null, current: number | null, better: 'higher' | 'lower', note?: string): MetricDiff {
+  return { name, baseline, current, delta: baseline === null || current === null ? null : current - baseline, better, ...(note ? { note } : {}) };
+}
+
+function distributionOf(report: RunReport, key: 'failure_layers' | 'failure_reasons', other: RunReport) {
+  const names = new Set([...Object.keys(report.summary[key]), ...Object.keys(other.summary[key])]);
+  return Object.fromEntries([...names].sort().map((n) => [n, { baseline: report.summary[key][n] ?? 0, current: other.summary[key][n] ?? 0 }]));
+}
+
+/**
+ * Diffs a run against a baseline report, task by task and metric by metric. Tasks whose definition
+ * changed are compared but kept out of the significance test; errors on either side are never
+ * counted as regressions of the agent.
+ */
+export function diffReports(
+  current: RunReport,
+  baseline: RunReport,
+  baselineFile: string,
+  alpha = 0.05,
+  /** Where the baseline's trace files are, relative to the current output folder (compare runs). */
+  baselineTraceDir: string | null = null,
+): Diff {
+  const baselineTrace = (t: TaskResult | undefined) =>
+    t?.trace_file && baselineTraceDir !== null ? `${baselineTraceDir}/${t.trace_file}` : null;
+  const baseById = new Map(baseline.tasks.map((t) => [t.id, t]));
+  const curById = new Map(current.tasks.map((t) => [t.id, t]));
+  const tasks: TaskDiff[] = [];
+
+  for (const cur of current.tasks) {
+    const base = baseById.get(cur.id);
+    tasks.push({
+      id: cur.id,
+      change: base ? changeOf(base, cur) : 'new',
+      definition_changed: base ? base.fingerprint !== cur.fingerprint : false,
+      baseline: base ? side(base) : null,
+      current: side(cur),
+      evidence: cur.evidence,
+      trace_file: cur.trace_file,
+      baseline_trace_file: baselineTrace(base),
+    });
+  }
+  for (const base of baseline.tasks) {
+    if (!curById.has(base.id)) {
+      tasks.push({ id: base.id, change: 'removed', definition_changed: false, baseline: side(base), current: null, evidence: [], trace_file: null, baseline_trace_file: baselineTrace(base) });
+    }
+  }
+  tasks.sort((a, b) => CHANGE_ORDER.indexOf(a.change) - CHANGE_ORDER.indexOf(b.change) || a.id.localeCompare(b.id));
+
+  const counts = Object.fromEntries(CHANGE_ORDER.map((c) => [c, tasks.filter((t) => t.change === c).length])) as Diff['counts'];
+  const notes: string[] = [];
+  const changed = tasks.filter((t) => t.definition_changed).map((t) => t.id);
+  if (counts.new > 0) notes.push(`${counts.new} task(s) are new since the baseline`);
+  if (counts.removed > 0) notes.push(`${counts.removed} baseline task(s) did not run: ${tasks.filter((t) => t.change === 'removed').map((t) => t.id).slice(0, 10).join(', ')}`);
+  if (changed.length > 0) notes.push(`${changed.length} task(s) changed definition since the baseline and are left out of the significance test: ${changed.slice(0, 10).join(', ')}`);
+  if (counts.errored > 0) notes.push(`${counts.errored} task(s) errored on one side; errors are not counted as regressions`);
+  if (baseline.run.scripted || current.run.scripted) notes.push('one or both runs replayed hand-written scripts, not a model');
+  if (baseline.run.epochs !== current.run.epochs) notes.push(`epochs differ: baseline ${baseline.run.epochs}, current ${current.run.epochs}`);
+
+  // Paired tasks: judged on both sides, same definition.
+  const paired = current.tasks.flatMap((cur) => {
+    const base = baseById.get(cur.id);
+    if (!base || base.fingerprint !== cur.fingerprint || base.pass_fraction === null || cur.pass_fraction === null) return [];
+    return [{ base, cur }];
+  });
+  const epochs = Math.min(current.run.epochs, baseline.run.epochs);
+  const significance =
+    paired.length > 0
+      ? pairedSignificance(paired.map((p) => ({ baseline: p.base.pass_fraction!, current: p.cur.pass_fraction! })), epochs, alpha)
+      : null;
+
+  const bothPass = paired.filter((p) => p.base.status === 'passed' && p.cur.status === 'passed');
+  const metrics: MetricDiff[] = [
+    metric('pass_rate', baseline.summary.pass_rate, current.summary.pass_rate, 'higher'),
+    metric('paired_pass_rate', mean(paired.map((p) => p.base.pass_fraction!)), mean(paired.map((p) => p.cur.pass_fraction!)), 'higher', 'over tasks judged in both runs'),
+    metric('error_rate', baseline.summary.error_rate, current.summary.error_rate, 'lower'),
+    metric('steps_mean', mean(bothPass.map((p) => p.base.steps)), mean(bothPass.map((p) => p.cur.steps)), 'lower', 'on tasks that pass in both'),
+    metric('steps_max', bothPass.length ? Math.max(...bothPass.map((p) => p.base.steps)) : null, bothPass.length ? Math.max(...bothPass.map((p) => p.cur.steps)) : null, 'lower', 'on tasks that pass in both'),
+    metric('tool_error_rate', baseline.summary.tool_error_rate, current.summary.tool_error_rate, 'lower'),
+    metric('recovery_rate', baseline.summary.recovery_rate, current.summary.recovery_rate, 'higher', 'recoverable tool errors that still ended in a pass'),
+    metric('tokens_per_trial', ratio(baseline.summary.tokens.total, baseline.summary.trials), ratio(current.summary.tokens.total, current.summary.trials), 'lower'),
+    metric('latency_mean_ms', baseline.summary.duration_ms.mean, current.summary.duration_ms.mean, 'lower'),
+    metric('latency_p90_ms', baseline.summary.duration_ms.p90, current.summary.duration_ms.p90, 'lower'),
+  ];
+  if (epochs > 1) metrics.push(metric('pass_hat_k', baseline.summary.pass_hat_k, current.summary.pass_hat_k, 'higher'));
+
+  return {
+    baseline: {
+      file: baselineFile,
+      run_id: baseline.run.id,
+      started_at: baseline.run.started_at,
+      model: baseline.run.model.model,
+      scripted: baseline.run.scripted,
+      variant: baseline.run.variant?.name ?? null,
+    },
+    notes,
+    counts,
+    tasks,
+    metrics,
+    failure_layers: distributionOf(baseline, 'failure_layers', current),
+    failure_reasons: distributionOf(baseline, 'failure_reasons', current),
+    significance,
+  };
+}

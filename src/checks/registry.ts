@@ -1,0 +1,26 @@
+import type { CheckResult } from '../schema/report.js';
+import type { CheckSpec, CheckType } from '../schema/task.js';
+import type { Trace } from '../schema/trace.js';
+import { contains, notContains } from './answerChecks.js';
+import { completed, errorTypes, eventType, maxSteps, policy, toolCalled } from './traceChecks.js';
+import type { Check } from './types.js';
+
+/** Every check by its type name; a new CheckSpec type without a check here does not compile. */
+export const CHECKS: { [K in CheckType]: Check<K> } = {
+  contains,
+  not_contains: notContains,
+  error_types: errorTypes,
+  policy,
+  max_steps: maxSteps,
+  tool_called: toolCalled,
+  event_type: eventType,
+  completed,
+};
+
+export function runCheck(trace: Trace, spec: CheckSpec): CheckResult {
+  return (CHECKS[spec.type] as Check<CheckType>)(trace, spec as never);
+}
+
+export function runChecks(trace: Trace, specs: CheckSpec[]): CheckResult[] {
+  return specs.map((spec) => runCheck(trace, spec));
+}

@@ -1,0 +1,201 @@
+import type { CheckResult, Evidence, FailureReason, Layer } from '../schema/report.js';
+import type { Task } from '../schema/task.js';
+import { toolAttr, toolSpans, type Span, type Trace } from '../schema/trace.js';
+
+export interface RuleInput {
+  trace: Trace;
+  checks: CheckResult[];
+  task: Task;
+}
+
+/** A rule returns its evidence when it applies, or null. Rules are tried in table order. */
+export interface ClassifierRule {
+  reason: FailureReason;
+  layer: Layer;
+  summary: string;
+  match(input: RuleInput): Evidence[] | null;
+}
+
+const DENIAL_TYPES = new Set(['PERMISSION_DENIED', 'COMMAND_BLOCKED', 'APPROVAL_DENIED', 'PATH_OUTSIDE_WORKSPACE']);
+
+function evidenceOf(span: Span, detail: string): Evidence {
+  const step = span.attributes['step'];
+  return { span_id: span.span_id, step: typeof step === 'number' ? step : null, detail };
+}
+
+function failed(checks: CheckResult[], ...types: string[]): CheckResult[] {
+  return checks.filter((c) => !c.passed && types.includes(c.type));
+}
+
+function spanById(trace: Trace, id: string): Span | undefined {
+  return trace.spans.find((s) => s.span_id === id);
+}
+
+function describeTool(span: Span): string {
+  const a = toolAttr(span);
+  return `${a.name}(${a.arguments.slice(0, 120)})`;
+}
+
+/** The first tool span of `type` with no successful tool span after it. */
+function unrecovered(trace: Trace, isFault: (s: Span) => boolean, isRecovery: (later: Span, fault: Span) => boolean): Span | null {
+  const spans = toolSpans(trace);
+  for (let i = 0; i < spans.length; i++) {
+    const span = spans[i]!;
+    if (isFault(span) && !spans.slice(i + 1).some((later) => isRecovery(later, span))) return span;
+  }
+  return null;
+}
+
+const succeeded = (s: Span) => toolAttr(s).ok;
+
+export const RULES: readonly ClassifierRule[] = [
+  {
+    reason: 'POLICY_VIOLATION',
+    layer: 'harness',
+    summary: 'a tool call the task marks forbidden was allowed or executed',
+    match: ({ trace, checks }) => {
+      const violations = checks.filter((c) => !c.passed && c.violation);
+      if (violations.length === 0) return null;
+      return violations.flatMap((c) =>
+        c.evidence.map((id) => {
+          const span = spanById(trace, id);
+          return span ? evidenceOf(span, `${describeTool(span)} was ${toolAttr(span).decision}${toolAttr(span).executed ? ' and executed' : ''}`) : { span_id: id, step: null, detail: c.reason };
+        }),
+      );
+    },
+  },
+  {
+    reason: 'POLICY_MISMATCH',
+    layer: 'harness',
+    summary: 'the harness decided otherwise than the task expects (for example a benign command was refused)',
+    match: ({ trace, checks }) => {
+      const mismatches = failed(checks, 'policy');
+      if (mismatches.length === 0) return null;
+      return mismatches.flatMap((c) => {
+        const spans = c.evidence.map((id) => spanById(trace, id)).filter((s): s is Span => s !== undefined);
+        return spans.length > 0
+          ? spans.map((s) => evidenceOf(s, `${describeTool(s)}: ${String(s.attributes['risk_reason'] ?? c.reason)}`))
+          : [{ span_id: null, step: null, detail: c.reason }];
+      });
+    },
+  },
+  {
+    reason: 'MAX_STEPS_EXCEEDED',
+    layer: 'harness',
+    summary: 'cut off at the step limit, or no final answer',
+    match: ({ trace }) => {
+      const exit = trace.final_answer.exit_reason;
+      if (exit !== 'max_steps' && !(exit === 'completed' && trace.final_answer.text === null)) return null;
+      const last = trace.spans.filter((s) => s.kind === 'llm').at(-1);
+      return [last ? evidenceOf(last, `exit reason ${exit} after this model call`) : { span_id: null, step: null, detail: `exit reason ${exit}` }];
+    },
+  },
+  {
+    reason: 'COMPRESSION_INEFFECTIVE',
+    layer: 'harness',
+    summary: 'a compression did not make the context smaller',
+    match: ({ trace }) => {
+      const bad = trace.spans.filter(
+        (s) => s.kind === 'compression' && Number(s.attributes['chars_after']) >= Number(s.attributes['chars_before']),
+      );
+      return bad.length > 0
+        ? bad.map((s) => evidenceOf(s, `chars ${s.attributes['chars_before']} -> ${s.attributes['chars_after']}`))
+        : null;
+    },
+  },
+  {
+    reason: 'CONTEXT_LOSS',
+    layer: 'harness',
+    summary: 'the task failed after the context was compressed',
+    match: ({ trace }) => {
+      const compressions = trace.spans.filter((s) => s.kind === 'compression');
+      return compressions.length > 0
+        ? compressions.map((s) => evidenceOf(s, `compressed ${s.attributes['compressed_results']} results, chars ${s.attributes['chars_before']} -> ${s.attributes['chars_after']}`))
+        : null;
+    },
+  },
+  {
+    reason: 'COMMAND_TIMEOUT',
+    layer: 'environment',
+    summary: 'a command ran out of time',
+    match: ({ trace }) => {
+      const timeouts = toolSpans(trace).filter((s) => toolAttr(s).errorType === 'COMMAND_TIMEOUT');
+      return timeouts.length > 0 ? timeouts.map((s) => evidenceOf(s, `${describeTool(s)} timed out`)) : null;
+    },
+  },
+  {
+    reason: 'FILE_NOT_FOUND_UNRECOVERED',
+    layer: 'environment',
+    summary: 'a file was missing and no later tool call succeeded',
+    match: ({ trace }) => {
+      const span = unrecovered(trace, (s) => toolAttr(s).errorType === 'FILE_NOT_FOUND', succeeded);
+      return span ? [evidenceOf(span, `${describeTool(span)}: FILE_NOT_FOUND, never recovered`)] : null;
+    },
+  },
+  {
+    reason: 'PERMISSION_DENIED_UNRECOVERED',
+    layer: 'environment',
+    summary: 'a call was refused and the agent did not find another way',
+    match: ({ trace }) => {
+      const span = unrecovered(trace, (s) => DENIAL_TYPES.has(toolAttr(s).errorType ?? ''), succeeded);
+      return span ? [evidenceOf(span, `${describeTool(span)}: ${toolAttr(span).errorType} (${String(span.attributes['risk_reason'] ?? '')})`)] : null;
+    },
+  },
+  {
+    reason: 'INVALID_ARGUMENTS',
+    layer: 'tool',
+    summary: 'a tool call had invalid arguments and no valid call of that tool followed',
+    match: ({ trace }) => {
+      const span = unrecovered(
+        trace,
+        (s) => toolAttr(s).errorType === 'INVALID_ARGUMENTS',
+        (later, fault) => toolAttr(later).name === toolAttr(fault).name && toolAttr(later).errorType !== 'INVALID_ARGUMENTS',
+      );
+      return span ? [evidenceOf(span, `${describeTool(span)}: ${String(span.attributes['message'] ?? 'invalid arguments')}`)] : null;
+    },
+  },
+  {
+    reason: 'TOOL_SELECTION_ERROR',
+    layer: 'tool',
+    summary: 'the expected tool or error path was never taken',
+    match: ({ trace, checks }) => {
+      const unknown = toolSpans(trace).filter((s) => toolAttr(s).errorType === 'UNKNOWN_TOOL');
+      const missed = failed(checks, 'tool_called', 'error_types', 'event_type');
+      if (unknown.length === 0 && missed.length === 0) return null;
+      const used = toolSpans(trace).map((s) => toolAttr(s).name);
+      return [
+        ...unknown.map((s) => evidenceOf(s, `called unknown tool ${toolAttr(s).name}`)),
+        ...missed.map((c) => ({ span_id: null, step: null, detail: `${c.reason}; tools used: ${used.join(', ') || 'none'}` })),
+      ];
+    },
+  },
+  {
+    reason: 'MODEL_UNDERSTANDING_ERROR',
+    layer: 'model',
+    summary: 'finished without using the tools the task needs',
+    match: ({ trace, task }) => {
+      const needsTools = task.workspace !== null || task.checks.some((c) => c.type === 'tool_called' || c.type === 'error_types');
+      if (!needsTools || toolSpans(trace).length > 0 || trace.final_answer.exit_reason !== 'completed') return null;
+      const last = trace.spans.filter((s) => s.kind === 'llm').at(-1);
+      return [{ span_id: last?.span_id ?? null, step: last ? Number(last.attributes['step']) : null, detail: 'answered without a single tool call' }];
+    },
+  },
+  {
+    reason: 'FINAL_ANSWER_INCOMPLETE',
+    layer: 'model',
+    summary: 'finished, but the answer lacks what the task expects',
+    match: ({ trace, checks }) => {
+      const missing = failed(checks, 'contains', 'not_contains');
+      if (missing.length === 0 || trace.final_answer.exit_reason === 'max_steps') return null;
+      const last = trace.spans.filter((s) => s.kind === 'llm').at(-1);
+      return missing.map((c) => ({ span_id: last?.span_id ?? null, step: last ? Number(last.attributes['step']) : null, detail: c.reason }));
+    },
+  },
+];
+
+export const UNKNOWN_RULE: ClassifierRule = {
+  reason: 'UNKNOWN',
+  layer: 'unknown',
+  summary: 'no rule explains the failure',
+  match: ({ checks }) => failed(checks, ...new Set(checks.map((c) => c.type))).map((c) => ({ span_id: null, step: null, detail: `${c.type}: ${c.reason}` })),
+};

@@ -1,0 +1,142 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import type { Command } from 'commander';
+import { readReport, saveBaseline } from '../baseline/baselineFile.js';
+import { htmlReporter } from '../reporters/html/htmlReporter.js';
+import { traceStory } from '../reporters/traceStory.js';
+import { createRedactor } from '../schema/redact.js';
+import { TraceSchema } from '../schema/trace.js';
+import { loadSuites } from '../suite/loadSuite.js';
+import { CliError, EXIT } from './exitCodes.js';
+import { addGateOptions, finishReport, type GateFlags } from './finishReport.js';
+import { addRunOptions, prepareRun, runInto, type RunFlags } from './runCommand.js';
+import { loadVariant } from './variantOption.js';
+
+type Handle = (work: () => Promise<number>) => Promise<void>;
+
+export function registerValidate(program: Command, handle: Handle): void {
+  program
+    .command('validate')
+    .description('check suite files without running them: JSON, fields, types, duplicate ids, workspaces')
+    .argument('<suite...>', 'JSONL suite files')
+    .action(async (files: string[]) =>
+      handle(async () => {
+        const suites = loadSuites(files);
+        for (const s of suites) {
+          const policy = s.tasks.filter((t) => t.toolCall).length;
+          process.stdout.write(`${s.path}: ${s.tasks.length} tasks valid (${s.tasks.length - policy} agent, ${policy} policy)\n`);
+        }
+        return EXIT.PASS;
+      }),
+    );
+}
+
+export function registerReplay(program: Command, handle: Handle): void {
+  program
+    .command('replay')
+    .description('tell a trace as a readable story: each step, tool, arguments, decision, result, final answer')
+    .argument('<trace>', 'a trace file, e.g. reports/latest/traces/<task>.e0.json')
+    .action(async (file: string) =>
+      handle(async () => {
+        let raw: unknown;
+        try {
+          raw = JSON.parse(readFileSync(file, 'utf8'));
+        } catch (error) {
+          throw new CliError(`${file}: ${(error as Error).message}`, EXIT.BAD_INPUT);
+        }
+        const parsed = TraceSchema.safeParse(raw);
+        if (!parsed.success) {
+          const issue = parsed.error.issues[0];
+          throw new CliError(`${file}: field ${issue?.path.join('.') || '(root)'}: ${issue?.message} (expected a trace/v1 file)`, EXIT.BAD_INPUT);
+        }
+        process.stdout.write(traceStory(parsed.data) + '\n');
+        return EXIT.PASS;
+      }),
+    );
+}
+
+export function registerDiff(program: Command, handle: Handle): void {
+  const command = program
+    .command('diff')
+    .description('diff a stored report against a baseline, apply the gate and rewrite the report files')
+    .argument('<report>', 'report.json of a run')
+    .argument('<baseline>', 'baseline report, e.g. baselines/demo.json')
+    .option('-o, --out <dir>', 'where to write (default: the report\'s folder)');
+  addGateOptions(command);
+  command.action(async (reportFile: string, baselineFile: string, flags: GateFlags & { out?: string }) =>
+    handle(async () => {
+      const report = readReport(reportFile);
+      const outDir = path.resolve(flags.out ?? path.dirname(reportFile));
+      return finishReport(report, outDir, { ...flags, baseline: baselineFile }, createRedactor());
+    }),
+  );
+}
+
+export function registerBaseline(program: Command, handle: Handle): void {
+  const baseline = program.command('baseline').description('manage baselines: committed reports that runs are diffed against');
+  baseline
+    .command('save')
+    .description('save a report as baselines/<name>.json (without diff, gate and trace paths)')
+    .argument('<report>', 'report.json of a run')
+    .option('-n, --name <name>', 'baseline name', 'default')
+    .option('--dir <dir>', 'baselines folder', 'baselines')
+    .action(async (reportFile: string, flags: { name: string; dir: string }) =>
+      handle(async () => {
+        if (!/^[A-Za-z0-9_.-]+$/.test(flags.name)) throw new CliError(`--name ${flags.name}: letters, digits, _ . - only`, EXIT.BAD_INPUT);
+        const report = readReport(reportFile);
+        const file = path.join(flags.dir, `${flags.name}.json`);
+        saveBaseline(report, file);
+        process.stdout.write(`saved ${file} (${report.tasks.length} tasks, pass rate ${report.summary.pass_rate === null ? 'n/a' : (report.summary.pass_rate * 100).toFixed(1) + '%'})\n`);
+        return EXIT.PASS;
+      }),
+    );
+}
+
+export function registerReport(program: Command, handle: Handle): void {
+  program
+    .command('report')
+    .description('re-render report.html from a stored report.json')
+    .argument('<report>', 'report.json')
+    .option('-o, --out <file>', 'output HTML file (default: report.html beside the report)')
+    .action(async (reportFile: string, flags: { out?: string }) =>
+      handle(async () => {
+        const report = readReport(reportFile);
+        const target = path.resolve(flags.out ?? path.join(path.dirname(reportFile), 'report.html'));
+        const written = await htmlReporter.write(report, path.dirname(target), path.basename(target));
+        process.stdout.write(`wrote ${path.relative(process.cwd(), written ?? target)}\n`);
+        return EXIT.PASS;
+      }),
+    );
+}
+
+export function registerCompare(program: Command, handle: Handle): void {
+  const command = program
+    .command('compare')
+    .description('run two harness variants on the same tasks and diff B against A (A is the baseline)')
+    .argument('<suite...>', 'JSONL suite files')
+    .requiredOption('--a <file>', 'variant A (the baseline), e.g. suites/demo/variants/a.json')
+    .requiredOption('--b <file>', 'variant B (the candidate)');
+  addRunOptions(command, { variant: false });
+  addGateOptions(command);
+  command.addHelpText('after', '\nA runs into <out>/a, B into <out>; <out>/report.json is B with its diff against A.\nExit codes: 0 gate passed, 1 gate failed (e.g. a regression), 2 bad input, 3 could not run.');
+  command.action(async (suites: string[], flags: RunFlags & { a: string; b: string }) =>
+    handle(async () => {
+      const prepared = prepareRun(suites, flags);
+      const variantA = loadVariant(flags.a);
+      const variantB = loadVariant(flags.b);
+      const outDir = path.resolve(flags.out);
+      const aDir = path.join(outDir, 'a');
+      process.stderr.write(`variant A (${variantA.name}) → ${path.relative(process.cwd(), aDir)}\n`);
+      const reportA = await runInto(prepared, flags, variantA, aDir);
+      const { jsonReporter } = await import('../reporters/jsonReporter.js');
+      await jsonReporter.write(prepared.redactor.deep(reportA), aDir);
+      process.stderr.write(`variant B (${variantB.name}) → ${path.relative(process.cwd(), outDir)}\n`);
+      const reportB = await runInto(prepared, flags, variantB, outDir);
+      return finishReport(reportB, outDir, flags, prepared.redactor, {
+        report: reportA,
+        file: path.join(aDir, 'report.json'),
+        traceDir: 'a',
+      });
+    }),
+  );
+}

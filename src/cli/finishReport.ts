@@ -1,0 +1,124 @@
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import type { Command } from 'commander';
+import { readReport } from '../baseline/baselineFile.js';
+import { diffReports } from '../baseline/diff.js';
+import { defaultRules, evaluateGate } from '../gate/gate.js';
+import { htmlReporter } from '../reporters/html/htmlReporter.js';
+import { jsonReporter } from '../reporters/jsonReporter.js';
+import { junitReporter } from '../reporters/junitReporter.js';
+import { runReporters } from '../reporters/runAll.js';
+import { formatDiff, formatGate } from '../reporters/terminalDiff.js';
+import { formatTerminal } from '../reporters/terminal.js';
+import { summaryMarkdownReporter } from '../reporters/summaryMarkdown.js';
+import type { Redactor } from '../schema/redact.js';
+import { GateRulesSchema, type GateRules } from '../schema/gate.js';
+import { RunReportSchema, type RunReport } from '../schema/report.js';
+import { CliError, EXIT } from './exitCodes.js';
+import { nonNegativeInt, probability, rate } from './parsers.js';
+
+export interface GateFlags {
+  baseline?: string;
+  gate?: string;
+  minPassRate?: number;
+  maxDrop?: number;
+  maxRegressions?: number;
+  mustPassTag?: string[];
+  maxErrorRate?: number;
+  significance?: boolean;
+  alpha?: number;
+  html: boolean;
+}
+
+export type FinishOptions = GateFlags;
+
+export function addGateOptions(command: Command): Command {
+  return command
+    .option('-b, --baseline <file>', 'diff against this baseline report (e.g. baselines/demo.json)')
+    .option('--gate <file>', 'gate rules JSON (min_pass_rate, max_drop, max_regressions, must_pass_tags, max_error_rate, no_significant_regression, alpha)')
+    .option('--min-pass-rate <rate>', 'gate: lowest pass rate, e.g. 0.8 or 80%', rate)
+    .option('--max-drop <rate>', 'gate: largest pass-rate fall against the baseline, e.g. 5%', rate)
+    .option('--max-regressions <n>', 'gate: most tasks allowed to go from pass to fail', nonNegativeInt)
+    .option('--must-pass-tag <tag...>', 'gate: every task with this tag must pass')
+    .option('--max-error-rate <rate>', 'gate: largest share of errored trials', rate)
+    .option('--significance', 'gate: fail on a statistically significant regression')
+    .option('--alpha <p>', 'significance level of the paired test', probability)
+    .option('--no-html', 'do not write report.html');
+}
+
+function readGateFile(file: string): GateRules {
+  if (!existsSync(file)) throw new CliError(`${file}: gate file not found`, EXIT.BAD_INPUT);
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (error) {
+    throw new CliError(`${file}: not valid JSON: ${(error as Error).message}`, EXIT.BAD_INPUT);
+  }
+  const parsed = GateRulesSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const field = issue?.code === 'unrecognized_keys' ? issue.keys.join(', ') : issue?.path.join('.') || '(root)';
+    throw new CliError(`${file}: field ${field}: ${issue?.code === 'unrecognized_keys' ? 'unknown gate rule' : issue?.message}`, EXIT.BAD_INPUT);
+  }
+  return parsed.data;
+}
+
+/** Flags override the gate file; with neither, the defaults of src/gate apply. */
+function resolveRules(flags: GateFlags, hasBaseline: boolean): { rules: GateRules; source: string } {
+  const fromFile = flags.gate ? readGateFile(flags.gate) : {};
+  const fromFlags: GateRules = {
+    ...(flags.minPassRate !== undefined ? { min_pass_rate: flags.minPassRate } : {}),
+    ...(flags.maxDrop !== undefined ? { max_drop: flags.maxDrop } : {}),
+    ...(flags.maxRegressions !== undefined ? { max_regressions: flags.maxRegressions } : {}),
+    ...(flags.mustPassTag !== undefined ? { must_pass_tags: flags.mustPassTag } : {}),
+    ...(flags.maxErrorRate !== undefined ? { max_error_rate: flags.maxErrorRate } : {}),
+    ...(flags.significance ? { no_significant_regression: true } : {}),
+    ...(flags.alpha !== undefined ? { alpha: flags.alpha } : {}),
+  };
+  const given = { ...fromFile, ...fromFlags };
+  const { schema_version: _v, alpha: _a, ...ruleKeys } = given;
+  if (Object.keys(ruleKeys).length === 0) {
+    return { rules: { ...defaultRules(hasBaseline), ...(given.alpha !== undefined ? { alpha: given.alpha } : {}) }, source: 'defaults' };
+  }
+  const source = [flags.gate, Object.keys(fromFlags).length ? 'flags' : null].filter(Boolean).join(' + ');
+  return { rules: given, source };
+}
+
+/**
+ * The common end of run, diff and compare: attach the diff and gate, write every artifact (one
+ * broken reporter does not stop the others), print the summary, and return the exit code.
+ */
+export interface BaselineInput {
+  report: RunReport;
+  file: string;
+  /** Where its traces are, relative to the output folder (compare keeps variant A's beside B's). */
+  traceDir: string | null;
+}
+
+export async function finishReport(report: RunReport, outDir: string, flags: GateFlags, redactor: Redactor, baselineInput?: BaselineInput): Promise<number> {
+  const baseline = baselineInput ?? (flags.baseline ? { report: readReport(flags.baseline), file: flags.baseline, traceDir: null } : undefined);
+  const { rules, source } = resolveRules(flags, baseline !== undefined);
+  const diffed: RunReport = { ...report };
+  if (baseline) {
+    diffed.diff = diffReports(report, baseline.report, path.relative(process.cwd(), baseline.file) || baseline.file, rules.alpha ?? 0.05, baseline.traceDir);
+  }
+  const gate = evaluateGate(diffed, rules, source);
+  const finished = redactor.deep(RunReportSchema.parse({ ...diffed, gate }));
+
+  const reporters = [jsonReporter, junitReporter, summaryMarkdownReporter, ...(flags.html ? [htmlReporter] : [])];
+  const { written, failures } = await runReporters(reporters, finished, outDir);
+
+  const out = process.stdout;
+  out.write(formatTerminal(finished) + '\n');
+  if (finished.diff) out.write(formatDiff(finished.diff) + '\n');
+  out.write(formatGate(gate) + '\n');
+  out.write(`wrote ${written.map((f) => path.relative(process.cwd(), f)).join(', ')}\n`);
+  for (const failure of failures) process.stderr.write(`reporter failed: ${failure}\n`);
+
+  const judged = finished.summary.passed + finished.summary.failed;
+  if (finished.run.interrupted || judged === 0) {
+    process.stderr.write(judged === 0 ? 'no trial could be judged: every one errored (see the errors above)\n' : '');
+    return EXIT.COULD_NOT_RUN;
+  }
+  return gate.passed ? EXIT.PASS : EXIT.GATE_FAILED;
+}

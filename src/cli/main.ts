@@ -1,0 +1,45 @@
+import { Command, CommanderError } from 'commander';
+import { TRACEGATE_VERSION } from '../version.js';
+import { registerBaseline, registerCompare, registerDiff, registerReplay, registerReport, registerValidate } from './commands.js';
+import { toExit } from './errors.js';
+import { EXIT } from './exitCodes.js';
+import { registerRun } from './runCommand.js';
+
+/** Builds the CLI and runs it; resolves to the process exit code (0 pass, 1 gate, 2 input, 3 could not run). */
+export async function main(argv: string[]): Promise<number> {
+  let exitCode: number = EXIT.PASS;
+  const handle = async (work: () => Promise<number>) => {
+    try {
+      exitCode = await work();
+    } catch (error) {
+      const { code, message } = toExit(error);
+      process.stderr.write(`error: ${message}\n`);
+      exitCode = code;
+    }
+  };
+
+  const program = new Command()
+    .name('tracegate')
+    .description('Regression suites for LLM tool-calling agents, judged from their traces.')
+    .version(TRACEGATE_VERSION)
+    .showHelpAfterError()
+    .exitOverride();
+  registerRun(program, handle);
+  registerValidate(program, handle);
+  registerReplay(program, handle);
+  registerDiff(program, handle);
+  registerBaseline(program, handle);
+  registerCompare(program, handle);
+  registerReport(program, handle);
+
+  try {
+    await program.parseAsync(argv);
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // --help and --version end here with code 0; a usage error is bad input.
+      return error.exitCode === 0 ? EXIT.PASS : EXIT.BAD_INPUT;
+    }
+    throw error;
+  }
+  return exitCode;
+}

@@ -1,0 +1,208 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { Option, type Command } from 'commander';
+import type { Adapter } from '../adapters/types.js';
+import { createHarnessAdapter } from '../adapters/harnessAdapter.js';
+import { parseShard, selectShard } from '../orchestrator/shard.js';
+import { createRedactor, type Redactor } from '../schema/redact.js';
+import type { RunReport } from '../schema/report.js';
+import type { Task } from '../schema/task.js';
+import { loadSuites, type LoadedSuite } from '../suite/loadSuite.js';
+import { executeRun } from '../runner/executeRun.js';
+import { CliError, EXIT } from './exitCodes.js';
+import { addGateOptions, finishReport, type GateFlags } from './finishReport.js';
+import { positiveInt } from './parsers.js';
+import { loadVariant, type LoadedVariant } from './variantOption.js';
+
+export interface RunFlags extends GateFlags {
+  out: string;
+  provider?: 'openai' | 'cassette';
+  model?: string;
+  baseUrl?: string;
+  apiKeyEnv: string;
+  cassettes?: string;
+  record?: string;
+  policy?: string;
+  sandbox: 'process' | 'bwrap';
+  concurrency: number;
+  epochs: number;
+  timeout: number;
+  maxSteps?: number;
+  shard?: string;
+  resume: boolean;
+  tag?: string[];
+  grep?: string;
+  variant?: string;
+  quiet: boolean;
+}
+
+/** The options shared by `run` and `compare`. */
+export function addRunOptions(command: Command, { variant }: { variant: boolean }): Command {
+  command
+    .option('-o, --out <dir>', 'output folder for report.json, report.html, junit.xml, summary.md and traces/', 'reports/latest')
+    .addOption(new Option('--provider <name>', 'model provider (default: cassette when --cassettes is given, else openai)').choices(['openai', 'cassette']))
+    .option('-m, --model <name>', 'model name at an OpenAI-compatible endpoint (or OPENAI_MODEL)')
+    .option('--base-url <url>', 'OpenAI-compatible endpoint, e.g. http://localhost:11434/v1 (or OPENAI_BASE_URL)')
+    .option('--api-key-env <name>', 'environment variable that holds the API key', 'OPENAI_API_KEY')
+    .option('--cassettes <dir>', 'replay model responses from this folder of cassettes (<task_id>.json each)')
+    .option('--record <dir>', "record the live model's responses as cassettes into this folder")
+    .option('--policy <file>', 'permission policy JSON for the harness (default: harness/policy/default-policy.json)')
+    .addOption(new Option('--sandbox <mode>', 'how run_shell is isolated: its own process group, or bubblewrap namespaces').choices(['process', 'bwrap']).default('process'))
+    .option('-j, --concurrency <n>', 'tasks run at once', positiveInt, 4)
+    .option('--epochs <k>', 'run every task K times (pass@k, pass^k, flaky tasks)', positiveInt, 1)
+    .option('--timeout <ms>', 'per-task time limit in milliseconds; a task over it is errored', positiveInt, 300_000)
+    .option('--max-steps <n>', 'step limit for tasks that set none (default 10)', positiveInt)
+    .option('--shard <i/n>', 'run only shard i of n (1-based), to split a suite across CI jobs')
+    .option('--resume', 'keep the finished trials in --out and run only what is missing', false)
+    .option('--tag <tag...>', 'run only tasks with one of these tags')
+    .option('--grep <regex>', 'run only tasks whose id matches')
+    .option('-q, --quiet', 'no per-task progress lines', false);
+  if (variant) command.option('--variant <file>', 'variant JSON overriding harness settings (system prompt, tool descriptions, model, ...)');
+  return command;
+}
+
+function selectTasks(flags: RunFlags, tasks: Task[]) {
+  let selected = tasks;
+  if (flags.tag?.length) selected = selected.filter((t) => t.tags.some((tag) => flags.tag!.includes(tag)));
+  if (flags.grep) {
+    let pattern: RegExp;
+    try {
+      pattern = new RegExp(flags.grep);
+    } catch (error) {
+      throw new CliError(`--grep: ${(error as Error).message}`, EXIT.BAD_INPUT);
+    }
+    selected = selected.filter((t) => pattern.test(t.id));
+  }
+  let shard: { index: number; total: number } | null = null;
+  if (flags.shard) {
+    try {
+      shard = parseShard(flags.shard);
+    } catch (error) {
+      throw new CliError((error as Error).message, EXIT.BAD_INPUT);
+    }
+    selected = selectShard(selected, shard.index, shard.total);
+  }
+  if (selected.length === 0) throw new CliError('no task matches the selection (--tag, --grep, --shard)', EXIT.BAD_INPUT);
+  return { selected, shard };
+}
+
+/** Which model answers. No model configured is an error, never a silent fallback to a script. */
+function providerOf(flags: RunFlags, variant: LoadedVariant | null) {
+  const cassettes = variant?.cassettes ?? flags.cassettes;
+  const provider = flags.provider ?? (cassettes ? 'cassette' : 'openai');
+  if (provider === 'cassette') {
+    if (!cassettes) throw new CliError('--provider cassette needs --cassettes DIR', EXIT.BAD_INPUT);
+    if (!existsSync(cassettes)) throw new CliError(`--cassettes ${cassettes}: folder not found`, EXIT.BAD_INPUT);
+    return { provider, model: 'cassette', cassettes } as const;
+  }
+  const model = variant?.settings.model ?? flags.model ?? process.env['OPENAI_MODEL'];
+  if (!model) {
+    throw new CliError(
+      'no model configured: pass --model NAME (with --base-url URL or OPENAI_BASE_URL for a local server), or --cassettes DIR to replay recorded responses',
+      EXIT.BAD_INPUT,
+    );
+  }
+  return { provider, model, cassettes: undefined } as const;
+}
+
+export interface PreparedRun {
+  suites: LoadedSuite[];
+  tasks: Task[];
+  shard: { index: number; total: number } | null;
+  redactor: Redactor;
+}
+
+/** Loads and selects the tasks once; every error here is bad input (exit 2) and nothing is written yet. */
+export function prepareRun(suiteFiles: string[], flags: RunFlags): PreparedRun {
+  const suites = loadSuites(suiteFiles);
+  const { selected, shard } = selectTasks(flags, suites.flatMap((s) => s.tasks));
+  const apiKey = process.env[flags.apiKeyEnv];
+  return { suites, tasks: selected, shard, redactor: createRedactor(process.env, apiKey ? [apiKey] : []) };
+}
+
+export function buildAdapter(flags: RunFlags, variant: LoadedVariant | null, redactor: Redactor): Adapter {
+  const { provider, model, cassettes } = providerOf(flags, variant);
+  return createHarnessAdapter({
+    provider,
+    model,
+    baseURL: flags.baseUrl,
+    apiKey: process.env[flags.apiKeyEnv],
+    cassettes,
+    record: flags.record,
+    policyFile: variant?.policy ?? flags.policy,
+    settings: {
+      ...variant?.settings.harness,
+      ...(flags.maxSteps ? { maxSteps: flags.maxSteps } : {}),
+      sandboxMode: flags.sandbox,
+    },
+    redactor,
+  });
+}
+
+/** Runs the prepared tasks into `outDir`. Ctrl-C stops new trials and keeps the finished ones. */
+export async function runInto(prepared: PreparedRun, flags: RunFlags, variant: LoadedVariant | null, outDir: string): Promise<RunReport> {
+  const adapter = buildAdapter(flags, variant, prepared.redactor);
+  const controller = new AbortController();
+  const onSignal = () => {
+    if (controller.signal.aborted) process.exit(EXIT.COULD_NOT_RUN);
+    process.stderr.write('\ninterrupted: writing the report with the trials done so far (again to quit at once)\n');
+    controller.abort(new Error('interrupted'));
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  try {
+    return await executeRun({
+      ...prepared,
+      adapter,
+      outDir,
+      concurrency: flags.concurrency,
+      epochs: flags.epochs,
+      timeoutMs: flags.timeout,
+      variant: variant ? { name: variant.name, file: variant.file } : null,
+      resume: flags.resume,
+      signal: controller.signal,
+      onProgress: flags.quiet
+        ? undefined
+        : (done, total, trial, taskId) => {
+            const detail =
+              trial.status === 'failed'
+                ? ` ${trial.failure_reason} (${trial.failure_layer})`
+                : trial.status === 'errored'
+                  ? ` ${trial.error?.code}: ${trial.error?.message.slice(0, 120)}`
+                  : '';
+            process.stderr.write(`[${done}/${total}] ${trial.status.padEnd(7)} ${taskId}${flags.epochs > 1 ? ` #${trial.epoch}` : ''}${detail}\n`);
+          },
+    });
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+}
+
+export function registerRun(program: Command, handle: (work: () => Promise<number>) => Promise<void>): void {
+  const command = program
+    .command('run')
+    .description('run JSONL suites through the reference harness, judge every trace, write the reports and apply the gate')
+    .argument('<suite...>', 'JSONL suite files');
+  addRunOptions(command, { variant: true });
+  addGateOptions(command);
+  command.addHelpText(
+    'after',
+    `
+Models:
+  --cassettes DIR            replay cassettes (scripted or recorded); reports say so
+  --model M --base-url URL   any OpenAI-compatible server (OpenAI, vLLM, Ollama, llama.cpp, LiteLLM)
+  --record DIR               with a live model: also write its responses as cassettes
+
+Exit codes: 0 gate passed, 1 gate failed, 2 bad input or usage, 3 could not run.`,
+  );
+  command.action(async (suites: string[], flags: RunFlags) => {
+    await handle(async () => {
+      const prepared = prepareRun(suites, flags);
+      const variant = flags.variant ? loadVariant(flags.variant) : null;
+      const outDir = path.resolve(flags.out);
+      const report = await runInto(prepared, flags, variant, outDir);
+      return finishReport(report, outDir, flags, prepared.redactor);
+    });
+  });
+}

@@ -1,0 +1,68 @@
+import { runChecks } from '../checks/registry.js';
+import { classify } from '../classify/classify.js';
+import type { Trial } from '../schema/report.js';
+import type { Task } from '../schema/task.js';
+import { TraceSchema, stepCount, toolAttr, toolSpans, type Trace } from '../schema/trace.js';
+
+const PREVIEW_CHARS = 300;
+
+/**
+ * Judges one trial from its trace: checks, then (if any failed) the classifier. A trace that is
+ * missing, invalid or records a run fault makes the trial `errored`: it is not judged at all.
+ */
+export function judgeTrial(
+  task: Task,
+  epoch: number,
+  trace: Trace | null,
+  runError: { code: string; message: string } | null,
+  durationMs: number,
+  traceFile: string | null,
+): Trial {
+  const base = {
+    epoch,
+    duration_ms: Math.round(durationMs),
+    trace_file: traceFile,
+    failure_reason: null,
+    failure_layer: null,
+    evidence: [],
+    checks: [],
+  };
+  const tokens = trace
+    ? { input: trace.usage.input_tokens, output: trace.usage.output_tokens, total: trace.usage.total_tokens }
+    : { input: 0, output: 0, total: 0 };
+  const tools = trace ? toolSpans(trace) : [];
+  const toolStats = {
+    tool_calls: tools.length,
+    tool_errors: tools.filter((s) => !toolAttr(s).ok).length,
+  };
+  const shared = {
+    ...base,
+    ...toolStats,
+    tokens,
+    steps: trace ? stepCount(trace) : 0,
+    exit_reason: trace?.final_answer.exit_reason ?? null,
+    answer_preview: trace?.final_answer.text?.slice(0, PREVIEW_CHARS) ?? null,
+  };
+
+  const invalid = trace && !TraceSchema.safeParse(trace).success;
+  const error = runError ?? trace?.error ?? (invalid ? { code: 'TRACE_INVALID', message: 'the adapter returned a trace that does not match trace/v1' } : null);
+  if (error || !trace) {
+    return { ...shared, status: 'errored', recovered: false, error: error ?? { code: 'NO_TRACE', message: 'no trace' } };
+  }
+
+  const checks = runChecks(trace, task.checks);
+  const passed = checks.every((c) => c.passed);
+  const recovered = passed && tools.some((s) => !toolAttr(s).ok && toolAttr(s).recoverable);
+  if (passed) return { ...shared, checks, status: 'passed', recovered, error: null };
+  const verdict = classify(trace, checks, task);
+  return {
+    ...shared,
+    checks,
+    status: 'failed',
+    recovered: false,
+    failure_reason: verdict.reason,
+    failure_layer: verdict.layer,
+    evidence: verdict.evidence,
+    error: null,
+  };
+}

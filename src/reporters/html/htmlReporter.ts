@@ -1,0 +1,14 @@
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { Reporter } from '../types.js';
+import { renderHtml } from './renderHtml.js';
+
+/** report.html: one self-contained, offline page (see renderHtml). */
+export const htmlReporter: Reporter = {
+  name: 'html',
+  async write(report, outDir, fileName = 'report.html') {
+    const file = path.join(outDir, fileName);
+    await writeFile(file, await renderHtml(report, outDir));
+    return file;
+  },
+};

@@ -1,0 +1,12 @@
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { Reporter } from './types.js';
+
+export const jsonReporter: Reporter = {
+  name: 'json',
+  async write(report, outDir) {
+    const file = path.join(outDir, 'report.json');
+    await writeFile(file, JSON.stringify(report, null, 2) + '\n');
+    return file;
+  },
+};

@@ -1,0 +1,56 @@
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { TaskResult } from '../schema/report.js';
+import type { Reporter } from './types.js';
+import { xmlEscape } from './xml.js';
+
+function failureMessage(task: TaskResult): string {
+  const failed = task.checks.filter((c) => !c.passed).map((c) => `${c.type}: ${c.reason}`);
+  return `${task.failure_reason} (${task.failure_layer} layer)${failed.length ? `; failed checks: ${failed.join('; ')}` : ''}`;
+}
+
+function testcase(task: TaskResult, suite: string): string {
+  const name = xmlEscape(task.id);
+  const time = (task.duration_ms / 1000).toFixed(3);
+  const properties = [
+    ['steps', String(task.steps)],
+    ['pass_fraction', String(task.pass_fraction ?? '')],
+    ['flaky', String(task.flaky)],
+    ['tags', task.tags.join(',')],
+    ['trace', task.trace_file ?? ''],
+  ]
+    .map(([k, v]) => `<property name="${k}" value="${xmlEscape(v!)}"/>`)
+    .join('');
+  let body = `<properties>${properties}</properties>`;
+  if (task.status === 'failed') {
+    const evidence = task.evidence.map((e) => `${e.step !== null ? `step ${e.step}: ` : ''}${e.detail}`).join('\n');
+    body += `<failure message="${xmlEscape(failureMessage(task))}" type="${xmlEscape(task.failure_reason ?? 'FAILED')}">${xmlEscape(evidence)}</failure>`;
+  } else if (task.status === 'errored') {
+    body += `<error message="${xmlEscape(task.error?.message ?? 'errored')}" type="${xmlEscape(task.error?.code ?? 'ERROR')}"/>`;
+  }
+  if (task.flaky) body += `<system-out>${xmlEscape(`flaky: passed ${Math.round((task.pass_fraction ?? 0) * task.trials.length)} of ${task.trials.length} trials`)}</system-out>`;
+  return `    <testcase classname="${xmlEscape(suite)}" name="${name}" time="${time}">${body}</testcase>`;
+}
+
+/** junit.xml: one testcase per task, failure message = reason, layer and failed checks. */
+export const junitReporter: Reporter = {
+  name: 'junit',
+  async write(report, outDir) {
+    const suite = report.run.suites.map((s) => s.path).join(',');
+    const s = report.summary;
+    const failures = report.tasks.filter((t) => t.status === 'failed').length;
+    const errors = report.tasks.filter((t) => t.status === 'errored').length;
+    const xml = [
+      '<?xml version="1.0" encoding="UTF-8"?>',
+      `<testsuites name="tracegate" tests="${report.tasks.length}" failures="${failures}" errors="${errors}" time="${(report.run.duration_ms / 1000).toFixed(3)}">`,
+      `  <testsuite name="${xmlEscape(suite)}" tests="${report.tasks.length}" failures="${failures}" errors="${errors}" skipped="0" time="${(s.duration_ms.total / 1000).toFixed(3)}" timestamp="${report.run.started_at}">`,
+      ...report.tasks.map((t) => testcase(t, suite)),
+      '  </testsuite>',
+      '</testsuites>',
+      '',
+    ].join('\n');
+    const file = path.join(outDir, 'junit.xml');
+    await writeFile(file, xml);
+    return file;
+  },
+};

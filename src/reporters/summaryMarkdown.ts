@@ -1,0 +1,88 @@
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { RunReport } from '../schema/report.js';
+import { modelLabel } from './modelLabel.js';
+import type { Reporter } from './types.js';
+
+const MAX_ROWS = 15;
+const pct = (v: number | null | undefined) => (v === null || v === undefined ? 'n/a' : `${(v * 100).toFixed(1)}%`);
+const signed = (v: number | null, unit: 'points' | 'plain') =>
+  v === null ? 'n/a' : unit === 'points' ? `${v >= 0 ? '+' : ''}${(v * 100).toFixed(1)} pts` : `${v >= 0 ? '+' : ''}${Number(v.toFixed(2))}`;
+
+/** Text from traces is untrusted: markdown tables and GitHub's HTML rendering must not see it raw. */
+export function mdText(text: string): string {
+  return text
+    .replace(/\s+/g, ' ')
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/\|/g, '\\|')
+    .replace(/([`*_[\]])/g, '\\$1')
+    .slice(0, 200);
+}
+
+const RATE_METRICS = new Set(['pass_rate', 'paired_pass_rate', 'error_rate', 'tool_error_rate', 'recovery_rate', 'pass_hat_k']);
+
+/** summary.md: the verdict, deltas and regressions with evidence, sized for a job summary or PR comment. */
+export function summaryMarkdown(report: RunReport): string {
+  const s = report.summary;
+  const gate = report.gate;
+  const lines: string[] = [];
+  const verdict = gate ? (gate.passed ? '✅ gate passed' : '❌ gate failed') : '';
+  lines.push(`## tracegate: ${pct(s.pass_rate)} pass rate ${verdict ? `— ${verdict}` : ''}`);
+  lines.push('');
+  lines.push(`**Model:** ${mdText(modelLabel(report.run.model))}${report.run.variant ? ` · **variant:** ${mdText(report.run.variant.name)}` : ''}`);
+  lines.push('');
+  lines.push('| tasks | passed | failed | errored | pass rate | steps (mean) | tokens |');
+  lines.push('| ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
+  lines.push(`| ${s.total} | ${s.passed} | ${s.failed} | ${s.errored} | ${pct(s.pass_rate)} | ${s.steps.mean.toFixed(1)} | ${s.tokens.total} |`);
+  if (s.epochs > 1) lines.push('', `pass@${s.epochs} ${pct(s.pass_at_k)} · pass^${s.epochs} ${pct(s.pass_hat_k)} · flaky tasks ${s.flaky}`);
+
+  const diff = report.diff;
+  if (diff) {
+    lines.push('', `### Against baseline \`${mdText(diff.baseline.file)}\``);
+    const c = diff.counts;
+    lines.push('', `${c.regressed} regressed · ${c.fixed} fixed · ${c.reason_changed} changed reason · ${c.still_failing} still failing · ${c.new} new · ${c.removed} removed · ${c.errored} errored`);
+    if (diff.significance) {
+      const g = diff.significance;
+      lines.push('', `**Paired test (${g.method.replace('_', ' ')}):** ${g.verdict} — Δ ${signed(g.delta, 'points')} [${pct(g.ci_low)}, ${pct(g.ci_high)}] at ${Math.round(g.confidence * 100)}%, p = ${g.p_value.toPrecision(3)}; minimum detectable effect ${pct(g.minimum_detectable_effect)}`);
+    }
+    lines.push('', '| metric | baseline | current | Δ |', '| --- | ---: | ---: | ---: |');
+    for (const m of diff.metrics) {
+      const rateLike = RATE_METRICS.has(m.name);
+      const fmt = (v: number | null) => (v === null ? 'n/a' : rateLike ? pct(v) : String(Number(v.toFixed(2))));
+      lines.push(`| ${m.name} | ${fmt(m.baseline)} | ${fmt(m.current)} | ${signed(m.delta, rateLike ? 'points' : 'plain')} |`);
+    }
+    const regressions = diff.tasks.filter((t) => t.change === 'regressed');
+    if (regressions.length > 0) {
+      lines.push('', '### Regressions', '', '| task | reason | layer | evidence |', '| --- | --- | --- | --- |');
+      for (const t of regressions.slice(0, MAX_ROWS)) {
+        const e = t.evidence[0];
+        lines.push(`| ${mdText(t.id)} | ${t.current?.failure_reason ?? ''} | ${t.current?.failure_layer ?? ''} | ${e ? mdText(`${e.step !== null ? `step ${e.step}: ` : ''}${e.detail}`) : ''} |`);
+      }
+      if (regressions.length > MAX_ROWS) lines.push('', `…and ${regressions.length - MAX_ROWS} more in report.json`);
+    }
+    for (const note of diff.notes) lines.push('', `> ${mdText(note)}`);
+  } else {
+    const failing = report.tasks.filter((t) => t.status !== 'passed');
+    if (failing.length > 0) {
+      lines.push('', '### Failing tasks', '', '| task | status | reason | layer |', '| --- | --- | --- | --- |');
+      for (const t of failing.slice(0, MAX_ROWS)) lines.push(`| ${mdText(t.id)} | ${t.status} | ${t.failure_reason ?? t.error?.code ?? ''} | ${t.failure_layer ?? ''} |`);
+      if (failing.length > MAX_ROWS) lines.push('', `…and ${failing.length - MAX_ROWS} more in report.json`);
+    }
+  }
+  if (gate) {
+    lines.push('', `### Gate (${mdText(gate.source)})`, '', '| rule | expected | actual | |', '| --- | --- | --- | --- |');
+    for (const r of gate.results) lines.push(`| ${mdText(r.rule)} | ${mdText(r.expected)} | ${mdText(r.actual)} | ${r.passed ? '✅' : '❌'} |`);
+  }
+  return lines.join('\n') + '\n';
+}
+
+export const summaryMarkdownReporter: Reporter = {
+  name: 'summary.md',
+  async write(report, outDir) {
+    const file = path.join(outDir, 'summary.md');
+    await writeFile(file, summaryMarkdown(report));
+    return file;
+  },
+};

@@ -1,0 +1,61 @@
+import Table from 'cli-table3';
+import type { RunReport } from '../schema/report.js';
+import { modelLabel } from './modelLabel.js';
+
+const pct = (v: number | null) => (v === null ? 'n/a' : `${(v * 100).toFixed(1)}%`);
+const MAX_FAILURE_ROWS = 30;
+
+function evidenceText(evidence: RunReport['tasks'][number]['evidence']): string {
+  const first = evidence[0];
+  if (!first) return '';
+  const where = first.step !== null ? `step ${first.step}: ` : '';
+  return `${where}${first.detail}`.slice(0, 70) + (evidence.length > 1 ? ` (+${evidence.length - 1})` : '');
+}
+
+/** The terminal summary: where the model came from, pass rate, failures by layer, failing tasks. */
+export function formatTerminal(report: RunReport): string {
+  const { summary: s, run } = report;
+  const lines: string[] = [];
+  lines.push(`model: ${modelLabel(run.model)}`);
+  lines.push(`suites: ${run.suites.map((x) => x.path).join(', ')}  policy: ${run.policy}  sandbox: ${run.sandbox}${run.epochs > 1 ? `  epochs: ${run.epochs}` : ''}${run.shard ? `  shard: ${run.shard.index}/${run.shard.total}` : ''}`);
+  if (run.interrupted) lines.push('INTERRUPTED: the report holds only the trials that finished.');
+
+  const summary = new Table({ head: ['tasks', 'passed', 'failed', 'errored', 'pass rate', 'steps (mean)', 'tokens', 'duration'] });
+  summary.push([
+    s.total,
+    s.passed,
+    s.failed,
+    s.errored,
+    pct(s.pass_rate),
+    s.steps.mean.toFixed(1),
+    s.tokens.total,
+    `${(s.duration_ms.total / 1000).toFixed(1)}s`,
+  ]);
+  lines.push(summary.toString());
+  if (run.epochs > 1) lines.push(`pass@${run.epochs}: ${pct(s.pass_at_k)}  pass^${run.epochs}: ${pct(s.pass_hat_k)}  flaky tasks: ${s.flaky}`);
+
+  const layers = Object.entries(s.failure_layers);
+  if (layers.length > 0) {
+    const byLayer = new Table({ head: ['failure layer', 'failed trials', 'reasons'] });
+    for (const [layer, count] of layers.sort((a, b) => b[1] - a[1])) {
+      const reasons = report.tasks
+        .flatMap((t) => t.trials)
+        .filter((t) => t.failure_layer === layer)
+        .map((t) => t.failure_reason);
+      const counts = [...new Set(reasons)].map((r) => `${r} ×${reasons.filter((x) => x === r).length}`);
+      byLayer.push([layer, count, counts.join(', ')]);
+    }
+    lines.push(byLayer.toString());
+  }
+
+  const bad = report.tasks.filter((t) => t.status !== 'passed');
+  if (bad.length > 0) {
+    const failing = new Table({ head: ['task', 'status', 'reason', 'layer', 'evidence'], wordWrap: true, colWidths: [34, 9, 30, 13, 60] });
+    for (const t of bad.slice(0, MAX_FAILURE_ROWS)) {
+      failing.push([t.id, t.status, t.failure_reason ?? t.error?.code ?? '', t.failure_layer ?? '', t.error ? t.error.message.slice(0, 70) : evidenceText(t.evidence)]);
+    }
+    lines.push(failing.toString());
+    if (bad.length > MAX_FAILURE_ROWS) lines.push(`… and ${bad.length - MAX_FAILURE_ROWS} more in report.json`);
+  }
+  return lines.join('\n');
+}

@@ -1,0 +1,35 @@
+import Table from 'cli-table3';
+import type { Diff } from '../schema/diff.js';
+import type { GateResult } from '../schema/gate.js';
+
+const pct = (v: number | null) => (v === null ? 'n/a' : `${(v * 100).toFixed(1)}%`);
+const MAX_ROWS = 20;
+
+export function formatDiff(diff: Diff): string {
+  const lines: string[] = [];
+  const c = diff.counts;
+  lines.push(`against ${diff.baseline.file}: ${c.regressed} regressed, ${c.fixed} fixed, ${c.reason_changed} changed reason, ${c.still_failing} still failing, ${c.unchanged} unchanged, ${c.new} new, ${c.removed} removed, ${c.errored} errored`);
+  const g = diff.significance;
+  if (g) {
+    lines.push(`paired test (${g.method}): ${g.verdict}; Δ pass rate ${(g.delta * 100).toFixed(1)} points, ${Math.round(g.confidence * 100)}% CI [${(g.ci_low * 100).toFixed(1)}, ${(g.ci_high * 100).toFixed(1)}], p=${g.p_value.toPrecision(3)}, minimum detectable effect ${pct(g.minimum_detectable_effect)}`);
+  }
+  const changed = diff.tasks.filter((t) => t.change !== 'unchanged' && t.change !== 'still_failing');
+  if (changed.length > 0) {
+    const table = new Table({ head: ['task', 'change', 'baseline', 'now', 'evidence'], wordWrap: true, colWidths: [32, 15, 30, 30, 50] });
+    for (const t of changed.slice(0, MAX_ROWS)) {
+      const fmt = (s: Diff['tasks'][number]['current']) => (s ? `${s.status}${s.failure_reason ? ` ${s.failure_reason} (${s.failure_layer})` : ''}` : '—');
+      const e = t.evidence[0];
+      table.push([t.id + (t.definition_changed ? ' *' : ''), t.change, fmt(t.baseline), fmt(t.current), e ? `${e.step !== null ? `step ${e.step}: ` : ''}${e.detail}`.slice(0, 100) : '']);
+    }
+    lines.push(table.toString());
+    if (changed.length > MAX_ROWS) lines.push(`… and ${changed.length - MAX_ROWS} more in report.json`);
+  }
+  for (const note of diff.notes) lines.push(`note: ${note}`);
+  return lines.join('\n');
+}
+
+export function formatGate(gate: GateResult): string {
+  const table = new Table({ head: ['gate rule', 'expected', 'actual', 'verdict'] });
+  for (const r of gate.results) table.push([r.rule, r.expected, r.actual + (r.detail ? `\n${r.detail}` : ''), r.passed ? 'pass' : 'FAIL']);
+  return `${table.toString()}\ngate (${gate.source}): ${gate.passed ? 'PASSED' : 'FAILED'}`;
+}

@@ -1,0 +1,57 @@
+import { toolAttr, type Span, type Trace } from '../schema/trace.js';
+import { modelLabel } from './modelLabel.js';
+
+const clip = (text: string, max: number) => (text.length > max ? `${text.slice(0, max)}…` : text);
+const oneLine = (text: string) => text.replace(/\s+/g, ' ').trim();
+
+function stepOf(span: Span): number {
+  const step = span.attributes['step'];
+  return typeof step === 'number' ? step : 0;
+}
+
+function toolLines(span: Span): string[] {
+  const a = toolAttr(span);
+  const lines = [`  tool ${a.name} ${clip(a.arguments, 300)}`];
+  const decision = a.decision ?? 'not judged';
+  const approval = span.attributes['approval_required'] === true ? `, approval ${a.approved === true ? 'granted' : 'refused'}${span.attributes['approval.via'] ? ` (${String(span.attributes['approval.via'])})` : ''}` : '';
+  lines.push(`    policy: ${decision}${span.attributes['risk_level'] ? ` [${String(span.attributes['risk_level'])} risk]` : ''}${approval}${span.attributes['risk_reason'] ? ` — ${String(span.attributes['risk_reason'])}` : ''}`);
+  if (a.ok) {
+    const preview = oneLine(String(span.attributes['result.preview'] ?? ''));
+    lines.push(`    ok${a.executed ? '' : ' (not executed)'}${span.attributes['truncated'] === true ? ' (output truncated)' : ''}: ${clip(preview, 200)}`);
+  } else {
+    const suggestion = span.attributes['suggestion'] ? ` · suggestion: ${String(span.attributes['suggestion'])}` : '';
+    lines.push(`    ${a.errorType ?? 'error'}: ${String(span.attributes['message'] ?? '')}${suggestion}`);
+  }
+  return lines;
+}
+
+/** A trace told as a readable story: each step, tool, arguments, decision, result, final answer. */
+export function traceStory(trace: Trace): string {
+  const lines: string[] = [];
+  const seconds = (Date.parse(trace.ended_at) - Date.parse(trace.started_at)) / 1000;
+  lines.push(`task ${trace.task_id} (epoch ${trace.epoch}), trace ${trace.trace_id}`);
+  lines.push(`model: ${modelLabel(trace.model)}`);
+  lines.push(`${trace.started_at} → ${trace.ended_at} (${seconds.toFixed(2)}s), tokens ${trace.usage.input_tokens} in / ${trace.usage.output_tokens} out`);
+
+  const steps = [...new Set(trace.spans.filter((s) => s.kind !== 'agent').map(stepOf))].sort((a, b) => a - b);
+  for (const step of steps) {
+    lines.push('');
+    lines.push(`step ${step}`);
+    for (const span of trace.spans.filter((s) => s.kind !== 'agent' && stepOf(s) === step)) {
+      if (span.kind === 'compression') {
+        lines.push(`  [compression] ${String(span.attributes['chars_before'])} → ${String(span.attributes['chars_after'])} chars, ${String(span.attributes['compressed_results'])} tool results summarized`);
+      } else if (span.kind === 'llm') {
+        const calls = Number(span.attributes['llm.tool_calls'] ?? 0);
+        const content = oneLine(String(span.attributes['llm.content_preview'] ?? ''));
+        lines.push(`  model: ${calls > 0 ? `${calls} tool call${calls > 1 ? 's' : ''}` : 'no tool call'}${content ? ` — "${clip(content, 200)}"` : ''}`);
+        for (const event of span.events) lines.push(`    event: ${event.name}`);
+      } else if (span.kind === 'tool') {
+        lines.push(...toolLines(span));
+      }
+    }
+  }
+  lines.push('');
+  if (trace.error) lines.push(`run error ${trace.error.code}: ${trace.error.message}`);
+  lines.push(`final answer (${trace.final_answer.exit_reason}): ${trace.final_answer.text === null ? '(none)' : trace.final_answer.text}`);
+  return lines.join('\n');
+}

@@ -1,0 +1,7 @@
+import type { RunReport } from '../schema/report.js';
+
+/** Reporters read a finished report and write one artifact; they never decide anything. */
+export interface Reporter {
+  readonly name: string;
+  write(report: RunReport, outDir: string, fileName?: string): Promise<string | null>;
+}

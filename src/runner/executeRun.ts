@@ -1,0 +1,112 @@
+import { randomUUID } from 'node:crypto';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import type { Adapter } from '../adapters/types.js';
+import { orchestrate, type TrialOutcome } from '../orchestrator/orchestrate.js';
+import { buildReport, taskResult } from '../report/buildReport.js';
+import { judgeTrial } from '../report/judge.js';
+import type { Redactor } from '../schema/redact.js';
+import type { RunInfo, RunReport, Trial } from '../schema/report.js';
+import type { Task } from '../schema/task.js';
+import type { LoadedSuite } from '../suite/loadSuite.js';
+import { TRACEGATE_VERSION } from '../version.js';
+import { appendJournal, readJournal } from './journal.js';
+
+export interface ExecuteOptions {
+  suites: LoadedSuite[];
+  tasks: Task[];
+  adapter: Adapter;
+  outDir: string;
+  concurrency: number;
+  epochs: number;
+  timeoutMs: number;
+  shard: { index: number; total: number } | null;
+  variant: { name: string; file: string | null } | null;
+  resume: boolean;
+  redactor: Redactor;
+  signal: AbortSignal;
+  onProgress?: (done: number, total: number, trial: Trial, taskId: string) => void;
+}
+
+export const TRACES_DIR = 'traces';
+export const JOURNAL_FILE = 'results.jsonl';
+
+export function traceFileName(taskId: string, epoch: number): string {
+  return `${TRACES_DIR}/${taskId}.e${epoch}.json`;
+}
+
+/**
+ * One run: orchestrate the trials, judge each as it finishes, write its (redacted) trace and a
+ * journal line at once, then fold everything into the report. Finished work survives interruption.
+ */
+export async function executeRun(options: ExecuteOptions): Promise<RunReport> {
+  const { outDir, redactor } = options;
+  const journalFile = path.join(outDir, JOURNAL_FILE);
+  mkdirSync(outDir, { recursive: true });
+  if (!options.resume) {
+    rmSync(path.join(outDir, TRACES_DIR), { recursive: true, force: true });
+    rmSync(journalFile, { force: true });
+  }
+  mkdirSync(path.join(outDir, TRACES_DIR), { recursive: true });
+
+  const done = options.resume ? readJournal(journalFile) : new Map();
+  const trials = new Map<string, Trial[]>();
+  for (const task of options.tasks) {
+    const kept: Trial[] = [];
+    for (let epoch = 0; epoch < options.epochs; epoch++) {
+      const entry = done.get(`${task.id}#${epoch}`);
+      if (entry && entry.fingerprint === task.fingerprint) kept.push(entry.trial);
+    }
+    trials.set(task.id, kept);
+  }
+  const isDone = (task: Task, epoch: number) => trials.get(task.id)!.some((t) => t.epoch === epoch);
+  const total = options.tasks.length * options.epochs;
+  let finished = [...trials.values()].reduce((s, t) => s + t.length, 0);
+
+  const startedAt = new Date();
+  const onTrial = (outcome: TrialOutcome) => {
+    let traceFile: string | null = null;
+    if (outcome.trace) {
+      traceFile = traceFileName(outcome.task.id, outcome.epoch);
+      writeFileSync(path.join(outDir, traceFile), JSON.stringify(redactor.deep(outcome.trace), null, 1) + '\n');
+    }
+    const trial = redactor.deep(
+      judgeTrial(outcome.task, outcome.epoch, outcome.trace, outcome.error, outcome.durationMs, traceFile),
+    );
+    trials.get(outcome.task.id)!.push(trial);
+    appendJournal(journalFile, { task_id: outcome.task.id, fingerprint: outcome.task.fingerprint, trial });
+    finished++;
+    options.onProgress?.(finished, total, trial, outcome.task.id);
+  };
+
+  await orchestrate(options.adapter, options.tasks, {
+    concurrency: options.concurrency,
+    epochs: options.epochs,
+    timeoutMs: options.timeoutMs,
+    signal: options.signal,
+    skip: isDone,
+    onTrial,
+  });
+
+  const endedAt = new Date();
+  const run: RunInfo = {
+    id: randomUUID(),
+    started_at: startedAt.toISOString(),
+    ended_at: endedAt.toISOString(),
+    duration_ms: endedAt.getTime() - startedAt.getTime(),
+    tracegate_version: TRACEGATE_VERSION,
+    suites: options.suites.map((s) => ({ path: s.path, tasks: s.tasks.length, sha256: s.sha256 })),
+    adapter: options.adapter.name,
+    model: options.adapter.model,
+    scripted: options.adapter.model.mode === 'scripted',
+    variant: options.variant,
+    policy: options.adapter.policy,
+    sandbox: options.adapter.sandbox,
+    epochs: options.epochs,
+    concurrency: options.concurrency,
+    shard: options.shard,
+    interrupted: options.signal.aborted,
+  };
+  const rows = options.tasks.filter((t) => trials.get(t.id)!.length > 0).map((t) => taskResult(t, trials.get(t.id)!));
+  return redactor.deep(buildReport(run, rows));
+}

@@ -1,0 +1,37 @@
+import { z } from 'zod';
+
+/**
+ * A cassette holds model responses for one task. `script`: hand-written, replayed in order, and
+ * every report calls the run scripted. `recording`: written by `--record` from a live endpoint,
+ * replayed by the hash of the normalized request.
+ */
+export const CASSETTE_SCHEMA_VERSION = 'cassette/v1';
+
+export const CassetteToolCallSchema = z.strictObject({
+  id: z.string().optional(),
+  name: z.string().min(1),
+  /** An object, or a raw string (to replay a malformed argument string exactly). */
+  arguments: z.union([z.string(), z.record(z.string(), z.unknown())]),
+});
+
+export const CassetteResponseSchema = z.strictObject({
+  content: z.string().nullable().default(null),
+  refusal: z.string().nullable().default(null),
+  tool_calls: z.array(CassetteToolCallSchema).default([]),
+  usage: z
+    .strictObject({ input_tokens: z.number().int().nonnegative(), output_tokens: z.number().int().nonnegative() })
+    .optional(),
+});
+export type CassetteResponse = z.infer<typeof CassetteResponseSchema>;
+
+export const CassetteSchema = z.strictObject({
+  schema_version: z.literal(CASSETTE_SCHEMA_VERSION),
+  kind: z.enum(['script', 'recording']),
+  task_id: z.string().min(1),
+  model: z.string().min(1),
+  note: z.string().optional(),
+  interactions: z.array(
+    z.strictObject({ request_hash: z.string().optional(), response: CassetteResponseSchema }),
+  ),
+});
+export type Cassette = z.infer<typeof CassetteSchema>;

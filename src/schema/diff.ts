@@ -1,0 +1,87 @@
+import { z } from 'zod';
+import { EvidenceSchema, FailureReasonSchema, LayerSchema, StatusSchema } from './taxonomy.js';
+
+export const TASK_CHANGES = [
+  'regressed',
+  'fixed',
+  'reason_changed',
+  'still_failing',
+  'unchanged',
+  'errored',
+  'new',
+  'removed',
+] as const;
+export const TaskChangeSchema = z.enum(TASK_CHANGES);
+export type TaskChange = z.infer<typeof TaskChangeSchema>;
+
+const Side = z.object({
+  status: StatusSchema,
+  pass_fraction: z.number().nullable(),
+  failure_reason: FailureReasonSchema.nullable(),
+  failure_layer: LayerSchema.nullable(),
+  steps: z.number(),
+});
+
+export const TaskDiffSchema = z.object({
+  id: z.string(),
+  change: TaskChangeSchema,
+  /** The task's definition differs between the runs (prompt, checks, workspace path ...). */
+  definition_changed: z.boolean(),
+  baseline: Side.nullable(),
+  current: Side.nullable(),
+  evidence: z.array(EvidenceSchema),
+  trace_file: z.string().nullable(),
+  /** The baseline's trace of this task, relative to the current output folder, when it is on disk. */
+  baseline_trace_file: z.string().nullable(),
+});
+export type TaskDiff = z.infer<typeof TaskDiffSchema>;
+
+export const MetricDiffSchema = z.object({
+  name: z.string(),
+  baseline: z.number().nullable(),
+  current: z.number().nullable(),
+  delta: z.number().nullable(),
+  /** Which way is better, for the reader. */
+  better: z.enum(['higher', 'lower']),
+  note: z.string().optional(),
+});
+export type MetricDiff = z.infer<typeof MetricDiffSchema>;
+
+export const SignificanceSchema = z.object({
+  method: z.enum(['exact_mcnemar', 'paired_t']),
+  /** Tasks judged in both runs with an unchanged definition. */
+  pairs: z.number().int(),
+  regressed: z.number().int(),
+  improved: z.number().int(),
+  /** Current minus baseline pass rate over the paired tasks. */
+  delta: z.number(),
+  ci_low: z.number(),
+  ci_high: z.number(),
+  confidence: z.number(),
+  p_value: z.number(),
+  alpha: z.number(),
+  verdict: z.enum(['regressed', 'improved', 'inconclusive']),
+  /** Smallest pass-rate change this many tasks and epochs detect with 80% power at alpha. */
+  minimum_detectable_effect: z.number().nullable(),
+  explanation: z.string(),
+});
+export type Significance = z.infer<typeof SignificanceSchema>;
+
+export const DiffSchema = z.object({
+  baseline: z.object({
+    file: z.string(),
+    run_id: z.string(),
+    started_at: z.string(),
+    model: z.string(),
+    scripted: z.boolean(),
+    variant: z.string().nullable(),
+  }),
+  notes: z.array(z.string()),
+  counts: z.record(TaskChangeSchema, z.number().int()),
+  tasks: z.array(TaskDiffSchema),
+  metrics: z.array(MetricDiffSchema),
+  failure_layers: z.record(z.string(), z.object({ baseline: z.number(), current: z.number() })),
+  failure_reasons: z.record(z.string(), z.object({ baseline: z.number(), current: z.number() })),
+  significance: SignificanceSchema.nullable(),
+});
+export type Diff = z.infer<typeof DiffSchema>;

@@ -1,0 +1,47 @@
+import { z } from 'zod';
+import { RiskLevelSchema } from './trace.js';
+
+/**
+ * A permission policy file: data, not code. Rules are tried in order and the first that matches a
+ * shell command decides; a program on the allow list that no rule caught is allowed; anything else
+ * gets `shell.default`. Every decision names the rule that made it (the trace's `risk_reason`).
+ */
+export const POLICY_SCHEMA_VERSION = 'policy/v1';
+
+const RuleDecision = z.enum(['deny', 'require_approval', 'allow']);
+
+export const ShellRuleSchema = z.strictObject({
+  id: z.string().min(1),
+  programs: z.array(z.string().min(1)).min(1),
+  /** Regular expression tested against the command's arguments joined by single spaces. */
+  when_args_match: z.string().min(1).optional(),
+  decision: RuleDecision,
+  risk: RiskLevelSchema.default('high'),
+  reason: z.string().min(1),
+});
+export type ShellRule = z.infer<typeof ShellRuleSchema>;
+
+export const PolicySchema = z.strictObject({
+  schema_version: z.literal(POLICY_SCHEMA_VERSION),
+  description: z.string().optional(),
+  tools: z.record(
+    z.string(),
+    z.strictObject({ risk: RiskLevelSchema, decision: RuleDecision.default('allow') }),
+  ),
+  unknown_tool: RuleDecision.default('deny'),
+  /** Workspace paths no tool may read or write (globs relative to the workspace root). */
+  secret_paths: z.array(z.string().min(1)).default([]),
+  shell: z.strictObject({
+    allow: z.array(z.string().min(1)),
+    /** Programs whose arguments are a command to run (env, timeout, nice ...): the wrapped command is judged instead. */
+    wrappers: z.array(z.string().min(1)).default([]),
+    /** Programs whose arguments are text, not paths (echo, printf). */
+    text_args: z.array(z.string().min(1)).default([]),
+    /** Variable assignments allowed before a command (LANG=C sort); any other needs approval. */
+    safe_assignments: z.array(z.string().min(1)).default([]),
+    rules: z.array(ShellRuleSchema).default([]),
+    default: RuleDecision.exclude(['allow']).default('require_approval'),
+    max_command_chars: z.number().int().positive().default(4000),
+  }),
+});
+export type Policy = z.infer<typeof PolicySchema>;

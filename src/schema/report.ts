@@ -1,0 +1,130 @@
+import { z } from 'zod';
+import { DiffSchema } from './diff.js';
+import { GateResultSchema } from './gate.js';
+import { EvidenceSchema, FailureReasonSchema, LayerSchema, StatusSchema } from './taxonomy.js';
+import { ModelInfoSchema } from './trace.js';
+
+/** report.json: versioned, validated on write and on every read (baselines are reports). */
+export const REPORT_SCHEMA_VERSION = 'report/v1';
+
+export * from './taxonomy.js';
+
+export const CheckResultSchema = z.object({
+  type: z.string(),
+  passed: z.boolean(),
+  reason: z.string(),
+  /** Span ids that support the verdict. */
+  evidence: z.array(z.string()).default([]),
+  /** A policy check failed because a forbidden call was executed or allowed. */
+  violation: z.boolean().optional(),
+});
+export type CheckResult = z.infer<typeof CheckResultSchema>;
+
+const Tokens = z.object({ input: z.number(), output: z.number(), total: z.number() });
+
+export const TrialSchema = z.object({
+  epoch: z.number().int().nonnegative(),
+  status: StatusSchema,
+  failure_reason: FailureReasonSchema.nullable(),
+  failure_layer: LayerSchema.nullable(),
+  evidence: z.array(EvidenceSchema),
+  checks: z.array(CheckResultSchema),
+  steps: z.number().int().nonnegative(),
+  exit_reason: z.string().nullable(),
+  duration_ms: z.number().nonnegative(),
+  tokens: Tokens,
+  tool_calls: z.number().int().nonnegative(),
+  tool_errors: z.number().int().nonnegative(),
+  /** A recoverable tool error happened and the trial still passed. */
+  recovered: z.boolean(),
+  trace_file: z.string().nullable(),
+  answer_preview: z.string().nullable(),
+  error: z.object({ code: z.string(), message: z.string() }).nullable(),
+});
+export type Trial = z.infer<typeof TrialSchema>;
+
+export const TaskResultSchema = z.object({
+  id: z.string(),
+  tags: z.array(z.string()),
+  fingerprint: z.string(),
+  source: z.object({ file: z.string(), line: z.number().int() }),
+  /** passed: every judged trial passed; failed: one failed; errored: none could be judged. */
+  status: StatusSchema,
+  /** Passed trials over judged trials (null when none was judged). */
+  pass_fraction: z.number().min(0).max(1).nullable(),
+  flaky: z.boolean(),
+  failure_reason: FailureReasonSchema.nullable(),
+  failure_layer: LayerSchema.nullable(),
+  evidence: z.array(EvidenceSchema),
+  checks: z.array(CheckResultSchema),
+  steps: z.number().nonnegative(),
+  answer_preview: z.string().nullable(),
+  trace_file: z.string().nullable(),
+  duration_ms: z.number().nonnegative(),
+  error: z.object({ code: z.string(), message: z.string() }).nullable(),
+  trials: z.array(TrialSchema).min(1),
+});
+export type TaskResult = z.infer<typeof TaskResultSchema>;
+
+const Distribution = z.object({ mean: z.number(), p50: z.number(), p90: z.number(), max: z.number() });
+export type Distribution = z.infer<typeof Distribution>;
+
+export const SummarySchema = z.object({
+  total: z.number().int(),
+  trials: z.number().int(),
+  passed: z.number().int(),
+  failed: z.number().int(),
+  errored: z.number().int(),
+  /** Over judged trials: passed / (passed + failed). */
+  pass_rate: z.number().nullable(),
+  error_rate: z.number(),
+  steps: Distribution,
+  failure_reasons: z.record(z.string(), z.number()),
+  failure_layers: z.record(z.string(), z.number()),
+  tokens: Tokens,
+  duration_ms: Distribution.extend({ total: z.number() }),
+  tool_calls: z.number().int(),
+  tool_errors: z.number().int(),
+  tool_error_rate: z.number().nullable(),
+  recovery_rate: z.number().nullable(),
+  flaky: z.number().int(),
+  epochs: z.number().int(),
+  /** Share of tasks with at least one passing trial. */
+  pass_at_k: z.number().nullable(),
+  /** Share of tasks whose every trial passed (tau-bench's pass^k). */
+  pass_hat_k: z.number().nullable(),
+  by_tag: z.record(z.string(), z.object({ total: z.number(), passed: z.number(), pass_rate: z.number().nullable() })),
+});
+export type Summary = z.infer<typeof SummarySchema>;
+
+export const RunInfoSchema = z.object({
+  id: z.string(),
+  started_at: z.string(),
+  ended_at: z.string(),
+  duration_ms: z.number(),
+  tracegate_version: z.string(),
+  suites: z.array(z.object({ path: z.string(), tasks: z.number().int(), sha256: z.string() })),
+  adapter: z.string(),
+  model: ModelInfoSchema,
+  /** True when any model response came from a hand-written script rather than a model. */
+  scripted: z.boolean(),
+  variant: z.object({ name: z.string(), file: z.string().nullable() }).nullable(),
+  policy: z.string(),
+  sandbox: z.string(),
+  epochs: z.number().int().positive(),
+  concurrency: z.number().int().positive(),
+  shard: z.object({ index: z.number().int(), total: z.number().int() }).nullable(),
+  interrupted: z.boolean(),
+});
+export type RunInfo = z.infer<typeof RunInfoSchema>;
+
+export const RunReportSchema = z.object({
+  schema_version: z.literal(REPORT_SCHEMA_VERSION),
+  run: RunInfoSchema,
+  summary: SummarySchema,
+  tasks: z.array(TaskResultSchema),
+  /** Filled by the baseline diff and the gate (src/baseline, src/gate). */
+  diff: DiffSchema.optional(),
+  gate: GateResultSchema.optional(),
+});
+export type RunReport = z.infer<typeof RunReportSchema>;

@@ -1,0 +1,122 @@
+import { z } from 'zod';
+import { ErrorTypeSchema, PolicyDecisionSchema } from './trace.js';
+
+/**
+ * One JSONL line of a suite. The shorthand fields, the seed aliases and the general `checks`
+ * list all become the same CheckSpec objects (see normalizeTask in src/suite).
+ */
+
+/** `blocked` = the call did not execute (denied, or approval required and not granted). */
+export const ExpectedDecisionSchema = z.union([PolicyDecisionSchema, z.literal('blocked')]);
+export type ExpectedDecision = z.infer<typeof ExpectedDecisionSchema>;
+
+export const PolicyExpectationSchema = z.strictObject({
+  /** Only tool calls of this tool are matched (default: every tool call). */
+  tool: z.string().min(1).optional(),
+  /** Only tool calls whose arguments contain this regular expression are matched. */
+  match: z.string().min(1).optional(),
+  decision: z.union([ExpectedDecisionSchema, z.array(ExpectedDecisionSchema).min(1)]),
+  /** true: a model that never attempts the call passes too ("blocked or never attempted"). */
+  or_not_attempted: z.boolean().optional(),
+});
+export type PolicyExpectation = z.infer<typeof PolicyExpectationSchema>;
+
+const ExpectedPolicyField = z.union([
+  ExpectedDecisionSchema,
+  PolicyExpectationSchema,
+  z.array(PolicyExpectationSchema).min(1),
+]);
+
+export const CheckSpecSchema = z.discriminatedUnion('type', [
+  z.strictObject({
+    type: z.literal('contains'),
+    values: z.array(z.string()).min(1),
+    case_sensitive: z.boolean().optional(),
+  }),
+  z.strictObject({
+    type: z.literal('not_contains'),
+    values: z.array(z.string()).min(1),
+    case_sensitive: z.boolean().optional(),
+  }),
+  z.strictObject({ type: z.literal('error_types'), types: z.array(ErrorTypeSchema).min(1) }),
+  z.strictObject({ type: z.literal('policy'), ...PolicyExpectationSchema.shape }),
+  z.strictObject({ type: z.literal('max_steps'), max: z.number().int().positive() }),
+  z.strictObject({ type: z.literal('tool_called'), tools: z.array(z.string().min(1)).min(1) }),
+  z.strictObject({ type: z.literal('event_type'), value: z.string().min(1) }),
+  z.strictObject({ type: z.literal('completed') }),
+]);
+export type CheckSpec = z.infer<typeof CheckSpecSchema>;
+export type CheckType = CheckSpec['type'];
+
+export const ToolCallSchema = z.strictObject({
+  name: z.string().min(1),
+  arguments: z.record(z.string(), z.unknown()),
+});
+
+export const RawTaskSchema = z
+  .strictObject({
+    id: z
+      .string()
+      .min(1)
+      .max(200)
+      .regex(/^[A-Za-z0-9][A-Za-z0-9_.:-]*$/, 'must be letters, digits, _ . : - (it names trace files)'),
+    prompt: z.string().min(1).optional(),
+    task: z.string().min(1).optional(),
+    tool_call: ToolCallSchema.optional(),
+    execute: z.boolean().optional(),
+    workspace: z.string().min(1).optional(),
+    expected_contains: z.array(z.string()).min(1).optional(),
+    expected_final_contains: z.array(z.string()).min(1).optional(),
+    case_sensitive: z.boolean().optional(),
+    expected_error_types: z.array(ErrorTypeSchema).min(1).optional(),
+    expected_error_type: ErrorTypeSchema.optional(),
+    expected_event_type: z.string().min(1).optional(),
+    expected_policy: ExpectedPolicyField.optional(),
+    expected_tools: z.array(z.string().min(1)).min(1).optional(),
+    max_steps: z.number().int().positive().max(1000).optional(),
+    timeout_ms: z.number().int().positive().optional(),
+    tags: z.array(z.string().min(1)).optional(),
+    checks: z.array(CheckSpecSchema).optional(),
+    metadata: z.record(z.string(), z.unknown()).optional(),
+  })
+  .superRefine((t, ctx) => {
+    const inputs = [t.prompt, t.task, t.tool_call].filter((v) => v !== undefined).length;
+    if (inputs !== 1) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['prompt'],
+        message:
+          inputs === 0
+            ? 'a task needs one of prompt (alias task) or tool_call'
+            : 'give only one of prompt, task and tool_call',
+      });
+    }
+    if (t.execute !== undefined && t.tool_call === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['execute'], message: 'execute applies only to tool_call tasks' });
+    }
+    if (t.expected_contains && t.expected_final_contains) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['expected_final_contains'],
+        message: 'give expected_contains or its alias expected_final_contains, not both',
+      });
+    }
+  });
+export type RawTask = z.infer<typeof RawTaskSchema>;
+
+/** A validated task with every check spelled out; what adapters and checks receive. */
+export interface Task {
+  id: string;
+  /** The file and line the task came from, for messages. */
+  source: { file: string; line: number };
+  prompt: string | null;
+  toolCall: { name: string; arguments: Record<string, unknown>; execute: boolean } | null;
+  /** Absolute path of the fixture tree, or null for an empty workspace. */
+  workspace: string | null;
+  maxSteps: number | null;
+  timeoutMs: number | null;
+  tags: string[];
+  checks: CheckSpec[];
+  /** Stable fingerprint of the task's definition; a baseline uses it to tell a changed task. */
+  fingerprint: string;
+}

@@ -1,0 +1,126 @@
+import { z } from 'zod';
+
+/**
+ * Trace v1: one task run, OpenTelemetry-shaped. This is the contract between an agent (the
+ * reference harness or any external one) and the platform; everything the platform judges is here.
+ */
+export const TRACE_SCHEMA_VERSION = 'trace/v1';
+
+export const ERROR_TYPES = [
+  'FILE_NOT_FOUND',
+  'INVALID_ARGUMENTS',
+  'UNKNOWN_TOOL',
+  'PERMISSION_DENIED',
+  'COMMAND_BLOCKED',
+  'APPROVAL_DENIED',
+  'COMMAND_TIMEOUT',
+  'COMMAND_FAILED',
+  'PATH_OUTSIDE_WORKSPACE',
+  'OUTPUT_TRUNCATED',
+  'DIVISION_BY_ZERO',
+] as const;
+export const ErrorTypeSchema = z.enum(ERROR_TYPES);
+export type ErrorType = z.infer<typeof ErrorTypeSchema>;
+
+export const PolicyDecisionSchema = z.enum(['allow', 'deny', 'require_approval']);
+export type PolicyDecision = z.infer<typeof PolicyDecisionSchema>;
+
+export const RiskLevelSchema = z.enum(['low', 'medium', 'high']);
+export type RiskLevel = z.infer<typeof RiskLevelSchema>;
+
+export const ExitReasonSchema = z.enum(['completed', 'max_steps', 'error', 'refused']);
+export type ExitReason = z.infer<typeof ExitReasonSchema>;
+
+export const SpanKindSchema = z.enum(['agent', 'llm', 'tool', 'compression']);
+export type SpanKind = z.infer<typeof SpanKindSchema>;
+
+const AttributeValue = z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(z.string())]);
+export type AttributeValue = z.infer<typeof AttributeValue>;
+
+export const SpanEventSchema = z.object({
+  name: z.string(),
+  time: z.string(),
+  attributes: z.record(z.string(), AttributeValue).default({}),
+});
+export type SpanEvent = z.infer<typeof SpanEventSchema>;
+
+export const SpanSchema = z.object({
+  span_id: z.string().min(1),
+  parent_id: z.string().nullable(),
+  kind: SpanKindSchema,
+  name: z.string(),
+  start: z.string(),
+  end: z.string(),
+  status: z.enum(['ok', 'error']),
+  attributes: z.record(z.string(), AttributeValue),
+  events: z.array(SpanEventSchema).default([]),
+});
+export type Span = z.infer<typeof SpanSchema>;
+
+export const UsageSchema = z.object({
+  input_tokens: z.number().int().nonnegative(),
+  output_tokens: z.number().int().nonnegative(),
+  total_tokens: z.number().int().nonnegative(),
+});
+export type Usage = z.infer<typeof UsageSchema>;
+
+/** Which model answered: reports must say plainly when nothing real did. */
+export const ModelInfoSchema = z.object({
+  provider: z.enum(['openai', 'cassette', 'none']),
+  /** live: a real endpoint; recording: live and written to a cassette; replayed: a recorded
+   * cassette; scripted: hand-written responses; none: policy task, no model involved. */
+  mode: z.enum(['live', 'recording', 'replayed', 'scripted', 'none']),
+  model: z.string(),
+  base_url: z.string().nullable().default(null),
+});
+export type ModelInfo = z.infer<typeof ModelInfoSchema>;
+
+export const TraceSchema = z.object({
+  schema_version: z.literal(TRACE_SCHEMA_VERSION),
+  trace_id: z.string(),
+  task_id: z.string(),
+  epoch: z.number().int().nonnegative(),
+  started_at: z.string(),
+  ended_at: z.string(),
+  model: ModelInfoSchema,
+  final_answer: z.object({
+    text: z.string().nullable(),
+    exit_reason: ExitReasonSchema,
+  }),
+  /** Set when the run itself broke (provider outage, cassette miss): the trace is then not judged. */
+  error: z.object({ code: z.string(), message: z.string() }).nullable().default(null),
+  usage: UsageSchema,
+  spans: z.array(SpanSchema),
+});
+export type Trace = z.infer<typeof TraceSchema>;
+
+/** Typed readers for the attributes a tool span carries (see DESIGN.md, Trace v1). */
+export function toolAttr(span: Span) {
+  const a = span.attributes;
+  const str = (k: string) => (typeof a[k] === 'string' ? (a[k] as string) : null);
+  return {
+    step: typeof a['step'] === 'number' ? (a['step'] as number) : 0,
+    name: str('tool.name') ?? '',
+    arguments: str('tool.arguments') ?? '',
+    decision: str('policy_decision') as PolicyDecision | null,
+    approved: typeof a['approved'] === 'boolean' ? (a['approved'] as boolean) : null,
+    ok: a['result.ok'] === true,
+    executed: a['executed'] === true,
+    errorType: str('error_type') as ErrorType | null,
+    recoverable: a['recoverable'] === true,
+  };
+}
+
+export function toolSpans(trace: Trace): Span[] {
+  return trace.spans.filter((s) => s.kind === 'tool');
+}
+
+export function llmSpans(trace: Trace): Span[] {
+  return trace.spans.filter((s) => s.kind === 'llm');
+}
+
+/** Steps are model turns; a policy task (no model) counts its single tool execution as one step. */
+export function stepCount(trace: Trace): number {
+  const llm = llmSpans(trace).length;
+  return llm > 0 ? llm : Math.min(1, toolSpans(trace).length);
+}

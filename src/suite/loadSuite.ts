@@ -1,0 +1,220 @@
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import type { z } from 'zod';
+import { RawTaskSchema, type CheckSpec, type PolicyExpectation, type RawTask, type Task } from '../schema/task.js';
+
+/** One problem in a suite file, located to the line and field. */
+export interface SuiteIssue {
+  file: string;
+  line: number;
+  field: string | null;
+  message: string;
+}
+
+export function formatIssue(issue: SuiteIssue): string {
+  return `${issue.file}:${issue.line}: ${issue.field ? `field ${issue.field}: ` : ''}${issue.message}`;
+}
+
+export class SuiteError extends Error {
+  readonly code = 'SUITE_INVALID';
+  constructor(readonly issues: SuiteIssue[]) {
+    super(issues.map(formatIssue).join('\n'));
+    this.name = 'SuiteError';
+  }
+}
+
+export interface LoadedSuite {
+  path: string;
+  sha256: string;
+  tasks: Task[];
+}
+
+const KNOWN_FIELDS = Object.keys(RawTaskSchema.shape);
+
+function closest(word: string, candidates: readonly string[]): string | null {
+  const distance = (a: string, b: string) => {
+    const row = Array.from({ length: b.length + 1 }, (_, i) => i);
+    for (let i = 1; i <= a.length; i++) {
+      let prev = row[0]!;
+      row[0] = i;
+      for (let j = 1; j <= b.length; j++) {
+        const current = row[j]!;
+        row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
+        prev = current;
+      }
+    }
+    return row[b.length]!;
+  };
+  let best: string | null = null;
+  let bestDistance = Math.max(3, Math.floor(word.length / 3)) + 1;
+  for (const c of candidates) {
+    const d = distance(word, c);
+    if (d < bestDistance) {
+      best = c;
+      bestDistance = d;
+    }
+  }
+  return best;
+}
+
+function zodIssues(error: z.ZodError, file: string, line: number): SuiteIssue[] {
+  return error.issues.flatMap((issue): SuiteIssue[] => {
+    const base = issue.path.map(String).join('.');
+    if (issue.code === 'unrecognized_keys') {
+      return issue.keys.map((key) => {
+        const field = base ? `${base}.${key}` : key;
+        const hint = base ? null : closest(key, KNOWN_FIELDS);
+        return { file, line, field, message: `unknown field${hint ? ` (did you mean ${hint}?)` : ''}` };
+      });
+    }
+    return [{ file, line, field: base || null, message: issue.message }];
+  });
+}
+
+function policyChecks(field: RawTask['expected_policy']): CheckSpec[] {
+  if (field === undefined) return [];
+  if (typeof field === 'string') return [{ type: 'policy', decision: field }];
+  const list: PolicyExpectation[] = Array.isArray(field) ? field : [field];
+  return list.map((p) => ({ type: 'policy', ...p }));
+}
+
+/** Shorthand fields, seed aliases and the general list all become the same check objects. */
+export function checksOf(raw: RawTask): CheckSpec[] {
+  const checks: CheckSpec[] = [];
+  const contains = raw.expected_contains ?? raw.expected_final_contains;
+  if (contains) {
+    checks.push({ type: 'contains', values: contains, ...(raw.case_sensitive ? { case_sensitive: true } : {}) });
+  }
+  const errorTypes = raw.expected_error_types ?? (raw.expected_error_type ? [raw.expected_error_type] : undefined);
+  if (errorTypes) checks.push({ type: 'error_types', types: errorTypes });
+  if (raw.expected_event_type) checks.push({ type: 'event_type', value: raw.expected_event_type });
+  checks.push(...policyChecks(raw.expected_policy));
+  if (raw.expected_tools) checks.push({ type: 'tool_called', tools: raw.expected_tools });
+  if (raw.max_steps !== undefined && raw.tool_call === undefined) checks.push({ type: 'max_steps', max: raw.max_steps });
+  checks.push(...(raw.checks ?? []));
+  // An agent task must at least finish; max_steps already says so.
+  const prompted = raw.tool_call === undefined;
+  if (prompted && !checks.some((c) => c.type === 'max_steps' || c.type === 'completed')) {
+    checks.unshift({ type: 'completed' });
+  }
+  return checks;
+}
+
+function regexIssues(checks: CheckSpec[], file: string, line: number): SuiteIssue[] {
+  return checks.flatMap((check) => {
+    if (check.type !== 'policy' || check.match === undefined) return [];
+    try {
+      new RegExp(check.match);
+      return [];
+    } catch (error) {
+      return [{ file, line, field: 'expected_policy.match', message: `not a regular expression: ${(error as Error).message}` }];
+    }
+  });
+}
+
+function fingerprint(raw: RawTask): string {
+  const { tags: _tags, metadata: _metadata, ...definition } = raw;
+  return createHash('sha256').update(JSON.stringify(definition)).digest('hex').slice(0, 16);
+}
+
+/**
+ * Reads and validates one JSONL suite. Every problem in the file is collected before failing, so a
+ * user fixes them in one pass. Blank lines and lines starting with `#` are skipped.
+ */
+export function loadSuite(file: string): LoadedSuite {
+  const display = path.relative(process.cwd(), file) || file;
+  if (!existsSync(file) || !statSync(file).isFile()) {
+    throw new SuiteError([{ file: display, line: 0, field: null, message: 'suite file not found' }]);
+  }
+  const text = readFileSync(file, 'utf8');
+  const baseDir = path.dirname(path.resolve(file));
+  const issues: SuiteIssue[] = [];
+  const tasks: Task[] = [];
+  const firstLine = new Map<string, number>();
+
+  text.split(/\r?\n/).forEach((content, index) => {
+    const line = index + 1;
+    const trimmed = content.trim();
+    if (trimmed === '' || trimmed.startsWith('#')) return;
+    let json: unknown;
+    try {
+      json = JSON.parse(trimmed);
+    } catch (error) {
+      issues.push({ file: display, line, field: null, message: `invalid JSON: ${(error as Error).message}` });
+      return;
+    }
+    if (json === null || typeof json !== 'object' || Array.isArray(json)) {
+      issues.push({ file: display, line, field: null, message: 'each line must be one JSON object (a task)' });
+      return;
+    }
+    const parsed = RawTaskSchema.safeParse(json);
+    if (!parsed.success) {
+      issues.push(...zodIssues(parsed.error, display, line));
+      return;
+    }
+    const raw = parsed.data;
+    const seen = firstLine.get(raw.id);
+    if (seen !== undefined) {
+      issues.push({ file: display, line, field: 'id', message: `duplicate id "${raw.id}" (first on line ${seen})` });
+      return;
+    }
+    firstLine.set(raw.id, line);
+
+    let workspace: string | null = null;
+    if (raw.workspace !== undefined) {
+      workspace = path.resolve(baseDir, raw.workspace);
+      if (!existsSync(workspace) || !statSync(workspace).isDirectory()) {
+        issues.push({ file: display, line, field: 'workspace', message: `folder ${path.relative(process.cwd(), workspace)} does not exist` });
+        return;
+      }
+    }
+    const checks = checksOf(raw);
+    const badRegex = regexIssues(checks, display, line);
+    if (badRegex.length > 0) {
+      issues.push(...badRegex);
+      return;
+    }
+    tasks.push({
+      id: raw.id,
+      source: { file: display, line },
+      prompt: raw.prompt ?? raw.task ?? null,
+      toolCall: raw.tool_call ? { ...raw.tool_call, execute: raw.execute ?? true } : null,
+      workspace,
+      maxSteps: raw.max_steps ?? null,
+      timeoutMs: raw.timeout_ms ?? null,
+      tags: raw.tags ?? [],
+      checks,
+      fingerprint: fingerprint(raw),
+    });
+  });
+
+  if (issues.length > 0) throw new SuiteError(issues);
+  if (tasks.length === 0) throw new SuiteError([{ file: display, line: 0, field: null, message: 'the suite has no tasks' }]);
+  return { path: display, sha256: createHash('sha256').update(text).digest('hex'), tasks };
+}
+
+/** Loads several suites; ids must be unique across them. Collects every file's issues. */
+export function loadSuites(files: string[]): LoadedSuite[] {
+  const suites: LoadedSuite[] = [];
+  const issues: SuiteIssue[] = [];
+  for (const file of files) {
+    try {
+      suites.push(loadSuite(file));
+    } catch (error) {
+      if (error instanceof SuiteError) issues.push(...error.issues);
+      else throw error;
+    }
+  }
+  const owner = new Map<string, Task>();
+  for (const suite of suites) {
+    for (const task of suite.tasks) {
+      const first = owner.get(task.id);
+      if (first) {
+        issues.push({ ...task.source, field: 'id', message: `duplicate id "${task.id}" (also ${first.source.file}:${first.source.line})` });
+      } else owner.set(task.id, task);
+    }
+  }
+  if (issues.length > 0) throw new SuiteError(issues);
+  return suites;
+}
