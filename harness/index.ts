@@ -5,6 +5,7 @@ export { DEFAULT_SETTINGS, DEFAULT_SYSTEM_PROMPT, type HarnessDeps, type Harness
 export { OpenAIModel, type OpenAIModelOptions } from './model/openaiModel.js';
 export { CassetteModel, readCassette, cassettePath } from './model/cassetteModel.js';
 export { RecordingModel } from './model/recordingModel.js';
+export { NoModel } from './model/noModel.js';
 export { ModelError, type Model, type ModelReply, type ModelRequest } from './model/types.js';
 export { defaultApprover, nonInteractiveApprover, TerminalApprover, type Approver } from './approval/approval.js';
 export { loadPolicy, defaultPolicyPath, PolicyFileError } from './policy/loadPolicy.js';

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import {
   CassetteModel,
+  NoModel,
   DEFAULT_SETTINGS,
   OpenAIModel,
   RecordingModel,
@@ -20,7 +21,8 @@ import type { Trace } from '../schema/trace.js';
 import type { Adapter, AdapterRunContext } from './types.js';
 
 export interface HarnessAdapterOptions {
-  provider: 'openai' | 'cassette';
+  /** none: policy tasks only, no model at all. */
+  provider: 'openai' | 'cassette' | 'none';
   /** openai: the model name; cassette: ignored (the cassettes name theirs). */
   model: string;
   baseURL?: string | undefined;
@@ -38,6 +40,7 @@ export class AdapterConfigError extends Error {
 }
 
 function buildModel(options: HarnessAdapterOptions): Model {
+  if (options.provider === 'none') return new NoModel();
   if (options.provider === 'cassette') {
     if (!options.cassettes) throw new AdapterConfigError('--provider cassette needs --cassettes DIR');
     if (options.record) throw new AdapterConfigError('--record needs a live provider (--provider openai)');
@@ -58,7 +61,7 @@ export function createHarnessAdapter(options: HarnessAdapterOptions): Adapter {
   }
   const deps = {
     model,
-    modelName: options.provider === 'cassette' ? model.info.model : options.model,
+    modelName: options.provider === 'openai' ? options.model : model.info.model,
     policy,
     approver: options.approver ?? defaultApprover(),
     settings,

@@ -87,8 +87,12 @@ function selectTasks(flags: RunFlags, tasks: Task[]) {
 }
 
 /** Which model answers. No model configured is an error, never a silent fallback to a script. */
-function providerOf(flags: RunFlags, variant: LoadedVariant | null) {
+function providerOf(flags: RunFlags, variant: LoadedVariant | null, tasks: Task[]) {
   const cassettes = variant?.cassettes ?? flags.cassettes;
+  const modelNamed = Boolean(flags.provider ?? cassettes ?? variant?.settings.model ?? flags.model ?? process.env['OPENAI_MODEL']);
+  if (!modelNamed && tasks.every((t) => t.toolCall !== null)) {
+    return { provider: 'none', model: 'none', cassettes: undefined } as const;
+  }
   const provider = flags.provider ?? (cassettes ? 'cassette' : 'openai');
   if (provider === 'cassette') {
     if (!cassettes) throw new CliError('--provider cassette needs --cassettes DIR', EXIT.BAD_INPUT);
@@ -120,8 +124,8 @@ export function prepareRun(suiteFiles: string[], flags: RunFlags): PreparedRun {
   return { suites, tasks: selected, shard, redactor: createRedactor(process.env, apiKey ? [apiKey] : []) };
 }
 
-export function buildAdapter(flags: RunFlags, variant: LoadedVariant | null, redactor: Redactor): Adapter {
-  const { provider, model, cassettes } = providerOf(flags, variant);
+export function buildAdapter(flags: RunFlags, variant: LoadedVariant | null, redactor: Redactor, tasks: Task[]): Adapter {
+  const { provider, model, cassettes } = providerOf(flags, variant, tasks);
   return createHarnessAdapter({
     provider,
     model,
@@ -141,7 +145,7 @@ export function buildAdapter(flags: RunFlags, variant: LoadedVariant | null, red
 
 /** Runs the prepared tasks into `outDir`. Ctrl-C stops new trials and keeps the finished ones. */
 export async function runInto(prepared: PreparedRun, flags: RunFlags, variant: LoadedVariant | null, outDir: string): Promise<RunReport> {
-  const adapter = buildAdapter(flags, variant, prepared.redactor);
+  const adapter = buildAdapter(flags, variant, prepared.redactor, prepared.tasks);
   const controller = new AbortController();
   const onSignal = () => {
     if (controller.signal.aborted) process.exit(EXIT.COULD_NOT_RUN);

@@ -1,4 +1,4 @@
-import Table from 'cli-table3';
+import { makeTable } from './table.js';
 import type { RunReport } from '../schema/report.js';
 import { modelLabel } from './modelLabel.js';
 
@@ -20,7 +20,7 @@ export function formatTerminal(report: RunReport): string {
   lines.push(`suites: ${run.suites.map((x) => x.path).join(', ')}  policy: ${run.policy}  sandbox: ${run.sandbox}${run.epochs > 1 ? `  epochs: ${run.epochs}` : ''}${run.shard ? `  shard: ${run.shard.index}/${run.shard.total}` : ''}`);
   if (run.interrupted) lines.push('INTERRUPTED: the report holds only the trials that finished.');
 
-  const summary = new Table({ head: ['tasks', 'passed', 'failed', 'errored', 'pass rate', 'steps (mean)', 'tokens', 'duration'] });
+  const summary = makeTable({ head: ['tasks', 'passed', 'failed', 'errored', 'pass rate', 'steps (mean)', 'tokens', 'duration'] });
   summary.push([
     s.total,
     s.passed,
@@ -36,7 +36,7 @@ export function formatTerminal(report: RunReport): string {
 
   const layers = Object.entries(s.failure_layers);
   if (layers.length > 0) {
-    const byLayer = new Table({ head: ['failure layer', 'failed trials', 'reasons'] });
+    const byLayer = makeTable({ head: ['failure layer', 'failed trials', 'reasons'] });
     for (const [layer, count] of layers.sort((a, b) => b[1] - a[1])) {
       const reasons = report.tasks
         .flatMap((t) => t.trials)
@@ -50,7 +50,7 @@ export function formatTerminal(report: RunReport): string {
 
   const bad = report.tasks.filter((t) => t.status !== 'passed');
   if (bad.length > 0) {
-    const failing = new Table({ head: ['task', 'status', 'reason', 'layer', 'evidence'], wordWrap: true, colWidths: [34, 9, 30, 13, 60] });
+    const failing = makeTable({ head: ['task', 'status', 'reason', 'layer', 'evidence'], wordWrap: true, colWidths: [34, 9, 30, 13, 60] });
     for (const t of bad.slice(0, MAX_FAILURE_ROWS)) {
       failing.push([t.id, t.status, t.failure_reason ?? t.error?.code ?? '', t.failure_layer ?? '', t.error ? t.error.message.slice(0, 70) : evidenceText(t.evidence)]);
     }

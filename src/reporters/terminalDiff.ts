@@ -1,4 +1,4 @@
-import Table from 'cli-table3';
+import { makeTable } from './table.js';
 import type { Diff } from '../schema/diff.js';
 import type { GateResult } from '../schema/gate.js';
 
@@ -15,7 +15,7 @@ export function formatDiff(diff: Diff): string {
   }
   const changed = diff.tasks.filter((t) => t.change !== 'unchanged' && t.change !== 'still_failing');
   if (changed.length > 0) {
-    const table = new Table({ head: ['task', 'change', 'baseline', 'now', 'evidence'], wordWrap: true, colWidths: [32, 15, 30, 30, 50] });
+    const table = makeTable({ head: ['task', 'change', 'baseline', 'now', 'evidence'], wordWrap: true, colWidths: [32, 15, 30, 30, 50] });
     for (const t of changed.slice(0, MAX_ROWS)) {
       const fmt = (s: Diff['tasks'][number]['current']) => (s ? `${s.status}${s.failure_reason ? ` ${s.failure_reason} (${s.failure_layer})` : ''}` : '—');
       const e = t.evidence[0];
@@ -29,7 +29,7 @@ export function formatDiff(diff: Diff): string {
 }
 
 export function formatGate(gate: GateResult): string {
-  const table = new Table({ head: ['gate rule', 'expected', 'actual', 'verdict'] });
+  const table = makeTable({ head: ['gate rule', 'expected', 'actual', 'verdict'], wordWrap: true, colWidths: [28, 34, 64, 9] });
   for (const r of gate.results) table.push([r.rule, r.expected, r.actual + (r.detail ? `\n${r.detail}` : ''), r.passed ? 'pass' : 'FAIL']);
   return `${table.toString()}\ngate (${gate.source}): ${gate.passed ? 'PASSED' : 'FAILED'}`;
 }

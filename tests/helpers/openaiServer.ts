@@ -1,0 +1,69 @@
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface ScriptedReply {
+  content?: string | null;
+  tool_calls?: Array<{ id?: string; name: string; arguments: string }>;
+  status?: number;
+}
+
+export interface ChatRequestBody {
+  model: string;
+  messages: Array<{ role: string; content: string | null; tool_calls?: unknown[]; tool_call_id?: string }>;
+  tools?: Array<{ type: string; function: { name: string; description: string; parameters: unknown; strict?: boolean } }>;
+}
+
+/**
+ * A small OpenAI-compatible chat-completions server on 127.0.0.1, for tests of the real client.
+ * `reply` sees each request body and returns what the "model" says.
+ */
+export class FakeOpenAIServer {
+  readonly requests: Array<{ body: ChatRequestBody; headers: IncomingMessage['headers'] }> = [];
+  private server: Server | null = null;
+
+  constructor(private readonly reply: (body: ChatRequestBody, index: number) => ScriptedReply) {}
+
+  async start(): Promise<string> {
+    this.server = createServer((req, res) => {
+      let raw = '';
+      req.on('data', (chunk) => (raw += chunk));
+      req.on('end', () => {
+        if (req.method !== 'POST' || !req.url?.endsWith('/chat/completions')) {
+          res.writeHead(404).end();
+          return;
+        }
+        const body = JSON.parse(raw) as ChatRequestBody;
+        this.requests.push({ body, headers: req.headers });
+        const reply = this.reply(body, this.requests.length - 1);
+        if (reply.status && reply.status >= 400) {
+          res.writeHead(reply.status, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'scripted failure', type: 'server_error' } }));
+          return;
+        }
+        const toolCalls = (reply.tool_calls ?? []).map((c, i) => ({ id: c.id ?? `call_${this.requests.length}_${i}`, type: 'function', function: { name: c.name, arguments: c.arguments } }));
+        res.writeHead(200, { 'content-type': 'application/json' }).end(
+          JSON.stringify({
+            id: `chatcmpl-${this.requests.length}`,
+            object: 'chat.completion',
+            created: Math.floor(Date.now() / 1000),
+            model: body.model,
+            choices: [
+              {
+                index: 0,
+                message: { role: 'assistant', content: reply.content ?? null, refusal: null, ...(toolCalls.length ? { tool_calls: toolCalls } : {}) },
+                finish_reason: toolCalls.length ? 'tool_calls' : 'stop',
+              },
+            ],
+            usage: { prompt_tokens: 100, completion_tokens: 10, total_tokens: 110 },
+          }),
+        );
+      });
+    });
+    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
+    const { port } = this.server.address() as AddressInfo;
+    return `http://127.0.0.1:${port}/v1`;
+  }
+
+  async stop(): Promise<void> {
+    await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
+  }
+}

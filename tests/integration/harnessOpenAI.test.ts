@@ -1,0 +1,152 @@
+import { mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  CassetteModel,
+  DEFAULT_SETTINGS,
+  loadPolicy,
+  nonInteractiveApprover,
+  OpenAIModel,
+  RecordingModel,
+  runAgent,
+  type Model,
+} from '../../harness/index.js';
+import { createRedactor } from '../../src/schema/redact.js';
+import { toolAttr, toolSpans, type Trace } from '../../src/schema/trace.js';
+import { tempDir } from '../helpers/cli.js';
+import { FakeOpenAIServer, type ChatRequestBody, type ScriptedReply } from '../helpers/openaiServer.js';
+
+const servers: FakeOpenAIServer[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((s) => s.stop()));
+});
+
+async function serve(reply: (body: ChatRequestBody, index: number) => ScriptedReply) {
+  const server = new FakeOpenAIServer(reply);
+  servers.push(server);
+  return { server, baseURL: await server.start() };
+}
+
+function workspace(): string {
+  const dir = realpathSync(tempDir('tracegate-ws-'));
+  writeFileSync(path.join(dir, 'README.md'), '# demo\nThis project counts widgets.\n');
+  return dir;
+}
+
+function run(model: Model, prompt: string, ws: string, maxSteps = 5): Promise<Trace> {
+  return runAgent(
+    { id: 'task_live', prompt, workspace: ws, maxSteps, epoch: 0 },
+    { model, modelName: 'test-model', policy: loadPolicy(), approver: nonInteractiveApprover, settings: DEFAULT_SETTINGS },
+    new AbortController().signal,
+  );
+}
+
+const lastTool = (body: ChatRequestBody) => [...body.messages].reverse().find((m) => m.role === 'tool');
+
+describe('the harness through the real openai client on loopback', () => {
+  it('round-trips a tool call and sends strict tool schemas', async () => {
+    const { server, baseURL } = await serve((body, i) =>
+      i === 0
+        ? { tool_calls: [{ id: 'call_a', name: 'read_file', arguments: '{"path":"README.md"}' }] }
+        : { content: `It counts widgets (${lastTool(body)?.content?.includes('widgets') ? 'read' : 'unread'}).` },
+    );
+    const model = new OpenAIModel({ model: 'test-model', baseURL, apiKey: 'sk-test-not-real-000000000000' });
+    const trace = await run(model, 'What does the project do?', workspace());
+
+    expect(trace.final_answer).toEqual({ text: 'It counts widgets (read).', exit_reason: 'completed' });
+    expect(trace.model).toMatchObject({ provider: 'openai', mode: 'live', base_url: baseURL });
+    expect(trace.usage.total_tokens).toBe(220);
+    const [first, second] = server.requests;
+    expect(first!.headers['authorization']).toBe('Bearer sk-test-not-real-000000000000');
+    const readFile = first!.body.tools!.find((t) => t.function.name === 'read_file')!;
+    expect(readFile.function.strict).toBe(true);
+    expect(readFile.function.parameters).toMatchObject({ type: 'object', required: ['path'], additionalProperties: false });
+    const toolMessage = second!.body.messages.find((m) => m.role === 'tool')!;
+    expect(toolMessage.tool_call_id).toBe('call_a');
+    expect(JSON.parse(toolMessage.content!)).toMatchObject({ ok: true });
+    const span = toolSpans(trace)[0]!;
+    expect(span.attributes).toMatchObject({ 'tool.name': 'read_file', 'tool.call_id': 'call_a', policy_decision: 'allow', executed: true, 'result.ok': true });
+  });
+
+  it('strips <think> blocks from the final answer and keeps going on an empty reply', async () => {
+    const { baseURL } = await serve((_b, i) =>
+      i === 0 ? { content: '<think>nothing to say yet</think>' } : { content: '<think>The answer is 4.</think>\nFour.' },
+    );
+    const trace = await run(new OpenAIModel({ model: 'm', baseURL }), '2+2?', workspace());
+    expect(trace.final_answer).toEqual({ text: 'Four.', exit_reason: 'completed' });
+    const llm = trace.spans.filter((s) => s.kind === 'llm');
+    expect(llm).toHaveLength(2);
+    expect(llm[0]!.events.map((e) => e.name)).toContain('empty_reply');
+    expect(llm[1]!.attributes['llm.think_stripped']).toBe(true);
+  });
+
+  it('answers a malformed argument string with INVALID_ARGUMENTS and lets the model recover', async () => {
+    const { server, baseURL } = await serve((_b, i) =>
+      i === 0
+        ? { tool_calls: [{ name: 'calculator', arguments: '{"operation": "add", "a": 2, "b": ' }] }
+        : i === 1
+          ? { tool_calls: [{ name: 'calculator', arguments: '{"operation":"add","a":"2","b":3}' }] }
+          : i === 2
+            ? { tool_calls: [{ name: 'calculator', arguments: '{"operation":"add","a":2,"b":3}' }] }
+            : { content: '5' },
+    );
+    const trace = await run(new OpenAIModel({ model: 'm', baseURL }), 'add 2 and 3', workspace());
+    const tools = toolSpans(trace).map(toolAttr);
+    expect(tools.map((t) => t.errorType)).toEqual(['INVALID_ARGUMENTS', 'INVALID_ARGUMENTS', null]);
+    expect(JSON.parse(lastTool(server.requests[1]!.body)!.content!)).toMatchObject({ ok: false, error_type: 'INVALID_ARGUMENTS', message: expect.stringContaining('not valid JSON') });
+    // A string where a number is due is refused, never coerced.
+    expect(JSON.parse(lastTool(server.requests[2]!.body)!.content!).message).toMatch(/a: /);
+    expect(trace.final_answer.text).toBe('5');
+  });
+
+  it('stops at max_steps', async () => {
+    const { baseURL } = await serve(() => ({ tool_calls: [{ name: 'list_files', arguments: '{"path":"."}' }] }));
+    const trace = await run(new OpenAIModel({ model: 'm', baseURL }), 'loop', workspace(), 3);
+    expect(trace.final_answer).toEqual({ text: null, exit_reason: 'max_steps' });
+    expect(trace.spans.filter((s) => s.kind === 'llm')).toHaveLength(3);
+  });
+
+  it('records a provider outage as a run error after retries', async () => {
+    const { server, baseURL } = await serve(() => ({ status: 500 }));
+    const trace = await run(new OpenAIModel({ model: 'm', baseURL, maxRetries: 1 }), 'hi', workspace());
+    expect(trace.final_answer.exit_reason).toBe('error');
+    expect(trace.error).toMatchObject({ code: 'PROVIDER_ERROR', message: expect.stringContaining('task task_live, step 1') });
+    expect(server.requests).toHaveLength(2);
+  });
+
+  it('records a live run as a cassette and replays it without the network', async () => {
+    const { server, baseURL } = await serve((_b, i) =>
+      i === 0 ? { tool_calls: [{ name: 'read_file', arguments: '{"path":"README.md"}' }] } : { content: 'widgets' },
+    );
+    const dir = tempDir('tracegate-cassettes-');
+    const recorder = new RecordingModel(new OpenAIModel({ model: 'm', baseURL }), dir, createRedactor({}));
+    const ws = workspace();
+    const live = await run(recorder, 'what?', ws);
+    expect(live.model.mode).toBe('recording');
+    const cassette = JSON.parse(readFileSync(path.join(dir, 'task_live.json'), 'utf8'));
+    expect(cassette).toMatchObject({ kind: 'recording', task_id: 'task_live' });
+    expect(cassette.interactions).toHaveLength(2);
+    await server.stop();
+
+    const replay = new CassetteModel(dir);
+    expect(replay.info.mode).toBe('replayed');
+    const replayed = await run(replay, 'what?', ws);
+    expect(replayed.final_answer.text).toBe('widgets');
+
+    const changed = await run(replay, 'a different prompt', ws);
+    expect(changed.error).toMatchObject({ code: 'CASSETTE_MISS', message: expect.stringContaining('task task_live, step 1') });
+  });
+
+  it('a scripted cassette that runs out is an error naming task and step', async () => {
+    const dir = tempDir('tracegate-cassettes-');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(
+      path.join(dir, 'task_live.json'),
+      JSON.stringify({ schema_version: 'cassette/v1', kind: 'script', task_id: 'task_live', model: 'script', interactions: [{ response: { tool_calls: [{ name: 'list_files', arguments: { path: '.' } }] } }] }),
+    );
+    const model = new CassetteModel(dir);
+    expect(model.info.mode).toBe('scripted');
+    const trace = await run(model, 'go', workspace());
+    expect(trace.error).toMatchObject({ code: 'CASSETTE_MISS', message: 'task task_live, step 2: the script has only 1 responses' });
+  });
+});

@@ -1,0 +1,97 @@
+import { describe, expect, it } from 'vitest';
+import { runChecks } from '../../src/checks/registry.js';
+import { classify } from '../../src/classify/classify.js';
+import { RULES } from '../../src/classify/rules.js';
+import type { CheckSpec, Task } from '../../src/schema/task.js';
+import type { Trace } from '../../src/schema/trace.js';
+import { makeTask, TraceBuilder } from '../helpers/traceBuilder.js';
+
+function verdict(trace: Trace, checks: CheckSpec[], task: Partial<Task> = {}) {
+  const results = runChecks(trace, checks);
+  expect(results.some((r) => !r.passed)).toBe(true);
+  return classify(trace, results, makeTask({ checks, ...task }));
+}
+
+describe('classifier rules, one hand-built trace each', () => {
+  it('POLICY_VIOLATION: a forbidden call was executed', () => {
+    const trace = new TraceBuilder().llm().tool('run_shell', { command: 'sudo rm -rf /' }, { decision: 'allow', executed: true }).final('done').build();
+    const v = verdict(trace, [{ type: 'policy', match: 'sudo', decision: 'blocked' }]);
+    expect(v).toMatchObject({ reason: 'POLICY_VIOLATION', layer: 'harness' });
+    expect(v.evidence[0]).toMatchObject({ span_id: trace.spans[2]!.span_id, step: 1 });
+  });
+
+  it('POLICY_MISMATCH: a benign call was refused', () => {
+    const trace = new TraceBuilder().llm().tool('run_shell', { command: 'ls' }, { decision: 'deny', error_type: 'COMMAND_BLOCKED' }).final('x').build();
+    expect(verdict(trace, [{ type: 'policy', decision: 'allow' }])).toMatchObject({ reason: 'POLICY_MISMATCH', layer: 'harness' });
+  });
+
+  it('MAX_STEPS_EXCEEDED: cut off', () => {
+    const trace = new TraceBuilder().llm().tool('list_files', { path: '.' }).llm().final(null, 'max_steps').build();
+    const v = verdict(trace, [{ type: 'max_steps', max: 2 }]);
+    expect(v).toMatchObject({ reason: 'MAX_STEPS_EXCEEDED', layer: 'harness' });
+    expect(v.evidence[0]!.step).toBe(2);
+  });
+
+  it('COMPRESSION_INEFFECTIVE comes before CONTEXT_LOSS', () => {
+    const bad = new TraceBuilder().llm().compression(1000, 1200).llm().final('wrong').build();
+    expect(verdict(bad, [{ type: 'contains', values: ['goal'] }])).toMatchObject({ reason: 'COMPRESSION_INEFFECTIVE', layer: 'harness' });
+    const lost = new TraceBuilder().llm().compression(1000, 300).llm().final('wrong').build();
+    expect(verdict(lost, [{ type: 'contains', values: ['goal'] }])).toMatchObject({ reason: 'CONTEXT_LOSS', layer: 'harness' });
+  });
+
+  it('COMMAND_TIMEOUT', () => {
+    const trace = new TraceBuilder().llm().tool('run_shell', { command: 'sleep 100' }, { error_type: 'COMMAND_TIMEOUT' }).llm().final('x').build();
+    expect(verdict(trace, [{ type: 'contains', values: ['done'] }])).toMatchObject({ reason: 'COMMAND_TIMEOUT', layer: 'environment' });
+  });
+
+  it('FILE_NOT_FOUND_UNRECOVERED, but not when a later call succeeded', () => {
+    const stuck = new TraceBuilder().llm().tool('read_file', { path: 'x' }, { error_type: 'FILE_NOT_FOUND' }).llm().final('no file').build();
+    expect(verdict(stuck, [{ type: 'contains', values: ['summary'] }])).toMatchObject({ reason: 'FILE_NOT_FOUND_UNRECOVERED', layer: 'environment' });
+    const recovered = new TraceBuilder().llm().tool('read_file', { path: 'x' }, { error_type: 'FILE_NOT_FOUND' }).llm().tool('read_file', { path: 'y' }).llm().final('partial').build();
+    expect(verdict(recovered, [{ type: 'contains', values: ['summary'] }]).reason).toBe('FINAL_ANSWER_INCOMPLETE');
+  });
+
+  it('PERMISSION_DENIED_UNRECOVERED', () => {
+    const trace = new TraceBuilder().llm().tool('read_file', { path: '.env' }, { decision: 'deny', error_type: 'PERMISSION_DENIED' }).llm().final('cannot').build();
+    expect(verdict(trace, [{ type: 'contains', values: ['key'] }])).toMatchObject({ reason: 'PERMISSION_DENIED_UNRECOVERED', layer: 'environment' });
+  });
+
+  it('INVALID_ARGUMENTS, unless a valid call of the same tool followed', () => {
+    const stuck = new TraceBuilder().llm().tool('calculator', { a: 'x' }, { error_type: 'INVALID_ARGUMENTS' }).llm().final('gave up').build();
+    expect(verdict(stuck, [{ type: 'contains', values: ['42'] }])).toMatchObject({ reason: 'INVALID_ARGUMENTS', layer: 'tool' });
+    const fixed = new TraceBuilder().llm().tool('calculator', { a: 'x' }, { error_type: 'INVALID_ARGUMENTS' }).llm().tool('calculator', { a: 1 }).llm().final('41').build();
+    expect(verdict(fixed, [{ type: 'contains', values: ['42'] }]).reason).toBe('FINAL_ANSWER_INCOMPLETE');
+  });
+
+  it('TOOL_SELECTION_ERROR: the expected tool or error path was never taken', () => {
+    const trace = new TraceBuilder().llm().tool('read_file', { path: 'a' }).llm().final('x').build();
+    expect(verdict(trace, [{ type: 'tool_called', tools: ['run_shell'] }])).toMatchObject({ reason: 'TOOL_SELECTION_ERROR', layer: 'tool' });
+    const unknown = new TraceBuilder().llm().tool('browse', {}, { error_type: 'UNKNOWN_TOOL', decision: 'deny' }).llm().final('x').build();
+    expect(verdict(unknown, [{ type: 'contains', values: ['y'] }]).reason).toBe('TOOL_SELECTION_ERROR');
+  });
+
+  it('MODEL_UNDERSTANDING_ERROR: answered without the tools a workspace task needs', () => {
+    const trace = new TraceBuilder().llm().final('I guess it is 3').build();
+    expect(verdict(trace, [{ type: 'contains', values: ['26'] }])).toMatchObject({ reason: 'MODEL_UNDERSTANDING_ERROR', layer: 'model' });
+    // The same answer to a task without a workspace is just an incomplete answer.
+    expect(verdict(trace, [{ type: 'contains', values: ['26'] }], { workspace: null }).reason).toBe('FINAL_ANSWER_INCOMPLETE');
+  });
+
+  it('UNKNOWN when no rule explains the failure', () => {
+    const trace = new TraceBuilder().llm().tool('read_file', { path: 'a' }).llm().final('x').build();
+    const v = verdict(trace, [{ type: 'not_contains', values: ['x'] }, { type: 'completed' }]);
+    expect(v.reason).toBe('FINAL_ANSWER_INCOMPLETE');
+    const odd = classify(trace, [{ type: 'custom', passed: false, reason: 'odd', evidence: [] }], makeTask());
+    expect(odd).toMatchObject({ reason: 'UNKNOWN', layer: 'unknown' });
+    expect(odd.evidence[0]!.detail).toContain('odd');
+  });
+
+  it('the rule table is documented and ordered', () => {
+    expect(RULES.map((r) => r.reason)).toEqual([
+      'POLICY_VIOLATION', 'POLICY_MISMATCH', 'MAX_STEPS_EXCEEDED', 'COMPRESSION_INEFFECTIVE', 'CONTEXT_LOSS', 'COMMAND_TIMEOUT',
+      'FILE_NOT_FOUND_UNRECOVERED', 'PERMISSION_DENIED_UNRECOVERED', 'INVALID_ARGUMENTS', 'TOOL_SELECTION_ERROR',
+      'MODEL_UNDERSTANDING_ERROR', 'FINAL_ANSWER_INCOMPLETE',
+    ]);
+    for (const rule of RULES) expect(rule.summary.length).toBeGreaterThan(10);
+  });
+});
