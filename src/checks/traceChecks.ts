@@ -16,11 +16,14 @@ export const errorTypes: Check<'error_types'> = (trace, spec) => {
     : result('error_types', false, `no tool result carried ${missing.join(', ')}`, evidence);
 };
 
-/** `blocked`: the call did not run, because the policy denied it or approval was not given. */
+/**
+ * `blocked`: the harness stopped the call before it ran: the policy denied it, approval was not
+ * given, or it never reached the policy (invalid arguments, unknown tool).
+ */
 function satisfies(span: Span, expected: ExpectedDecision): boolean {
   const a = toolAttr(span);
   if (expected === 'blocked') {
-    return !a.executed && (a.decision === 'deny' || (a.decision === 'require_approval' && a.approved !== true));
+    return !a.executed && a.decision !== 'allow' && !(a.decision === 'require_approval' && a.approved === true);
   }
   return a.decision === expected;
 }

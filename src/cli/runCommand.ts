@@ -87,8 +87,11 @@ function selectTasks(flags: RunFlags, tasks: Task[]) {
 }
 
 /** Which model answers. No model configured is an error, never a silent fallback to a script. */
-function providerOf(flags: RunFlags, variant: LoadedVariant | null, tasks: Task[]) {
-  const cassettes = variant?.cassettes ?? flags.cassettes;
+function providerOf(flags: RunFlags, variant: LoadedVariant | null, prepared: PreparedRun) {
+  const { tasks } = prepared;
+  const liveNamed = flags.provider === 'openai' || Boolean(flags.model ?? flags.baseUrl ?? variant?.settings.model);
+  // The suite's own cassettes only stand in when no model at all is named on the command line.
+  const cassettes = variant?.cassettes ?? flags.cassettes ?? (liveNamed ? undefined : prepared.suiteDefaults.cassettes ?? undefined);
   const modelNamed = Boolean(flags.provider ?? cassettes ?? variant?.settings.model ?? flags.model ?? process.env['OPENAI_MODEL']);
   if (!modelNamed && tasks.every((t) => t.toolCall !== null)) {
     return { provider: 'none', model: 'none', cassettes: undefined } as const;
@@ -111,6 +114,8 @@ function providerOf(flags: RunFlags, variant: LoadedVariant | null, tasks: Task[
 
 export interface PreparedRun {
   suites: LoadedSuite[];
+  /** What the suites' header lines ask for (one value across all suites). */
+  suiteDefaults: { cassettes: string | null; policy: string | null };
   tasks: Task[];
   shard: { index: number; total: number } | null;
   redactor: Redactor;
@@ -121,11 +126,22 @@ export function prepareRun(suiteFiles: string[], flags: RunFlags): PreparedRun {
   const suites = loadSuites(suiteFiles);
   const { selected, shard } = selectTasks(flags, suites.flatMap((s) => s.tasks));
   const apiKey = process.env[flags.apiKeyEnv];
-  return { suites, tasks: selected, shard, redactor: createRedactor(process.env, apiKey ? [apiKey] : []) };
+  return { suites, suiteDefaults: suiteDefaults(suites), tasks: selected, shard, redactor: createRedactor(process.env, apiKey ? [apiKey] : []) };
 }
 
-export function buildAdapter(flags: RunFlags, variant: LoadedVariant | null, redactor: Redactor, tasks: Task[]): Adapter {
-  const { provider, model, cassettes } = providerOf(flags, variant, tasks);
+/** Suites run together must agree on their header's cassettes and policy. */
+function suiteDefaults(suites: LoadedSuite[]): PreparedRun['suiteDefaults'] {
+  const pick = (key: 'cassettes' | 'policy') => {
+    const values = [...new Set(suites.map((s) => s.header[key]).filter((v): v is string => v !== null))];
+    if (values.length > 1) throw new CliError(`the suites name different ${key} (${values.join(', ')}); run them separately or pass --${key === 'cassettes' ? 'cassettes' : 'policy'}`, EXIT.BAD_INPUT);
+    return values[0] ?? null;
+  };
+  return { cassettes: pick('cassettes'), policy: pick('policy') };
+}
+
+export function buildAdapter(flags: RunFlags, variant: LoadedVariant | null, prepared: PreparedRun): Adapter {
+  const { redactor } = prepared;
+  const { provider, model, cassettes } = providerOf(flags, variant, prepared);
   return createHarnessAdapter({
     provider,
     model,
@@ -133,7 +149,7 @@ export function buildAdapter(flags: RunFlags, variant: LoadedVariant | null, red
     apiKey: process.env[flags.apiKeyEnv],
     cassettes,
     record: flags.record,
-    policyFile: variant?.policy ?? flags.policy,
+    policyFile: variant?.policy ?? flags.policy ?? prepared.suiteDefaults.policy ?? undefined,
     settings: {
       ...variant?.settings.harness,
       ...(flags.maxSteps ? { maxSteps: flags.maxSteps } : {}),
@@ -145,7 +161,7 @@ export function buildAdapter(flags: RunFlags, variant: LoadedVariant | null, red
 
 /** Runs the prepared tasks into `outDir`. Ctrl-C stops new trials and keeps the finished ones. */
 export async function runInto(prepared: PreparedRun, flags: RunFlags, variant: LoadedVariant | null, outDir: string): Promise<RunReport> {
-  const adapter = buildAdapter(flags, variant, prepared.redactor, prepared.tasks);
+  const adapter = buildAdapter(flags, variant, prepared);
   const controller = new AbortController();
   const onSignal = () => {
     if (controller.signal.aborted) process.exit(EXIT.COULD_NOT_RUN);

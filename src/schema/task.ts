@@ -120,3 +120,18 @@ export interface Task {
   /** Stable fingerprint of the task's definition; a baseline uses it to tell a changed task. */
   fingerprint: string;
 }
+
+/**
+ * An optional first line of a suite: `{"suite": {...}}`. Paths are relative to the suite file.
+ * Command-line flags override it; a live model given on the command line always wins over cassettes.
+ */
+export const SuiteHeaderSchema = z.strictObject({
+  suite: z.strictObject({
+    description: z.string().optional(),
+    /** Cassettes replayed when no model is named on the command line (reports say so). */
+    cassettes: z.string().min(1).optional(),
+    /** The permission policy the harness runs this suite under. */
+    policy: z.string().min(1).optional(),
+  }),
+});
+export type SuiteHeader = z.infer<typeof SuiteHeaderSchema>['suite'];

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { z } from 'zod';
-import { RawTaskSchema, type CheckSpec, type PolicyExpectation, type RawTask, type Task } from '../schema/task.js';
+import { RawTaskSchema, SuiteHeaderSchema, type CheckSpec, type PolicyExpectation, type RawTask, type Task } from '../schema/task.js';
 
 /** One problem in a suite file, located to the line and field. */
 export interface SuiteIssue {
@@ -27,6 +27,8 @@ export class SuiteError extends Error {
 export interface LoadedSuite {
   path: string;
   sha256: string;
+  /** From the header line, with paths resolved against the suite's folder. */
+  header: { description: string | null; cassettes: string | null; policy: string | null };
   tasks: Task[];
 }
 
@@ -132,6 +134,8 @@ export function loadSuite(file: string): LoadedSuite {
   const issues: SuiteIssue[] = [];
   const tasks: Task[] = [];
   const firstLine = new Map<string, number>();
+  const header: LoadedSuite['header'] = { description: null, cassettes: null, policy: null };
+  let sawEntry = false;
 
   text.split(/\r?\n/).forEach((content, index) => {
     const line = index + 1;
@@ -148,6 +152,30 @@ export function loadSuite(file: string): LoadedSuite {
       issues.push({ file: display, line, field: null, message: 'each line must be one JSON object (a task)' });
       return;
     }
+    if ('suite' in json) {
+      if (sawEntry) {
+        issues.push({ file: display, line, field: 'suite', message: 'the suite header must be the first line' });
+        return;
+      }
+      sawEntry = true;
+      const parsedHeader = SuiteHeaderSchema.safeParse(json);
+      if (!parsedHeader.success) {
+        issues.push(...zodIssues(parsedHeader.error, display, line));
+        return;
+      }
+      const { description, cassettes, policy } = parsedHeader.data.suite;
+      const resolveIn = (p: string | undefined, field: string) => {
+        if (p === undefined) return null;
+        const absolute = path.resolve(baseDir, p);
+        if (!existsSync(absolute)) issues.push({ file: display, line, field: `suite.${field}`, message: `${path.relative(process.cwd(), absolute)} does not exist` });
+        return path.relative(process.cwd(), absolute) || '.';
+      };
+      header.description = description ?? null;
+      header.cassettes = resolveIn(cassettes, 'cassettes');
+      header.policy = resolveIn(policy, 'policy');
+      return;
+    }
+    sawEntry = true;
     const parsed = RawTaskSchema.safeParse(json);
     if (!parsed.success) {
       issues.push(...zodIssues(parsed.error, display, line));
@@ -191,7 +219,7 @@ export function loadSuite(file: string): LoadedSuite {
 
   if (issues.length > 0) throw new SuiteError(issues);
   if (tasks.length === 0) throw new SuiteError([{ file: display, line: 0, field: null, message: 'the suite has no tasks' }]);
-  return { path: display, sha256: createHash('sha256').update(text).digest('hex'), tasks };
+  return { path: display, sha256: createHash('sha256').update(text).digest('hex'), header, tasks };
 }
 
 /** Loads several suites; ids must be unique across them. Collects every file's issues. */
