@@ -215,17 +215,29 @@ function decideGlob(policy: Policy, pattern: string, root: string, globs: { outw
     .join('/');
   const decided = decidePath(policy, literal, root, 'shell');
   if (decided.decision !== 'allow') return { ...decided, reason: `glob ${pattern}: ${decided.reason}` };
-  globs.outward ??= outwardSymlinks(root);
-  if (globs.outward.length > 0) {
-    return deny('glob-through-symlink', `glob ${pattern} may match ${globs.outward[0]}, a symlink out of the workspace`, 'PATH_OUTSIDE_WORKSPACE');
+  // Only links the glob can reach matter: below its literal folder, as deep as its segments go.
+  const segments = pattern.split('/').filter((s) => s !== '' && s !== '.');
+  const firstGlob = segments.findIndex((s) => /[*?[]/.test(s));
+  const start = path.resolve(root, ...segments.slice(0, firstGlob));
+  const reachable = outwardSymlinks(root, globs).filter((link) => {
+    const rel = path.relative(start, path.join(root, link));
+    return !rel.startsWith('..') && rel.split(path.sep).length <= segments.length - firstGlob;
+  });
+  if (reachable.length > 0) {
+    return deny('glob-through-symlink', `glob ${pattern} may match ${reachable[0]}, a symlink out of the workspace`, 'PATH_OUTSIDE_WORKSPACE');
   }
   return decided;
 }
 
 const MAX_SCANNED_ENTRIES = 20_000;
 
-/** Symlinks inside the workspace whose target is outside it (bounded walk). */
-export function outwardSymlinks(root: string): string[] {
+/** Symlinks inside the workspace whose target is outside it (bounded walk, once per decision). */
+function outwardSymlinks(root: string, cache: { outward: string[] | undefined }): string[] {
+  cache.outward ??= scanOutwardSymlinks(root);
+  return cache.outward;
+}
+
+export function scanOutwardSymlinks(root: string): string[] {
   const found: string[] = [];
   const queue = [root];
   let seen = 0;

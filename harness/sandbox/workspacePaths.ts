@@ -1,4 +1,4 @@
-import { existsSync, realpathSync } from 'node:fs';
+import { existsSync, lstatSync, readlinkSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 
 export type PathCheck =
@@ -25,6 +25,13 @@ export function resolveInWorkspace(root: string, p: string): PathCheck {
   let existing = absolute;
   const rest: string[] = [];
   while (!existsSync(existing) && existing !== root) {
+    // A dangling symlink does not "exist", yet writing through it creates its target: judge the target.
+    if (lstatSync(existing, { throwIfNoEntry: false })?.isSymbolicLink()) {
+      const target = path.resolve(path.dirname(existing), readlinkSync(existing), ...rest);
+      return within(root, target)
+        ? { inside: false, absolute, reason: `${p} is a dangling symlink` }
+        : { inside: false, absolute, reason: `${p} is a symlink to ${target}, outside the workspace` };
+    }
     rest.unshift(path.basename(existing));
     existing = path.dirname(existing);
   }

@@ -1,0 +1,54 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ROOT } from '../helpers/cli.js';
+
+function sources(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const full = path.join(dir, name);
+    return statSync(full).isDirectory() ? sources(full) : name.endsWith('.ts') ? [full] : [];
+  });
+}
+
+function imports(file: string): string[] {
+  const text = readFileSync(file, 'utf8');
+  return [...text.matchAll(/(?:^|\n)\s*(?:import|export)[^'"]*?from\s+['"]([^'"]+)['"]/g), ...text.matchAll(/import\(\s*['"]([^'"]+)['"]\s*\)/g)].map((m) => m[1]!);
+}
+
+const resolved = (file: string, spec: string) => (spec.startsWith('.') ? path.relative(ROOT, path.resolve(path.dirname(file), spec)) : spec);
+
+describe('import boundaries', () => {
+  it('harness/ imports nothing from src/ but src/schema/', () => {
+    for (const file of sources(path.join(ROOT, 'harness'))) {
+      for (const spec of imports(file)) {
+        const target = resolved(file, spec);
+        if (target.startsWith('src/')) expect(target, `${path.relative(ROOT, file)} imports ${spec}`).toMatch(/^src\/schema\//);
+      }
+    }
+  });
+
+  it('the pure core (checks, classifier, diff, gate, shard selection) touches no clock, network or file', () => {
+    const pure = [
+      ...sources(path.join(ROOT, 'src/checks')),
+      ...sources(path.join(ROOT, 'src/classify')),
+      path.join(ROOT, 'src/baseline/diff.ts'),
+      path.join(ROOT, 'src/baseline/significance.ts'),
+      path.join(ROOT, 'src/gate/gate.ts'),
+      path.join(ROOT, 'src/orchestrator/shard.ts'),
+    ];
+    for (const file of pure) {
+      for (const spec of imports(file)) expect(spec, `${path.relative(ROOT, file)} imports ${spec}`).not.toMatch(/^node:|^(fs|http|https|net|child_process)$/);
+      expect(readFileSync(file, 'utf8'), path.relative(ROOT, file)).not.toMatch(/Date\.now|new Date\(|performance\.now|Math\.random/);
+    }
+  });
+
+  it('reporters only read a finished report', () => {
+    for (const file of sources(path.join(ROOT, 'src/reporters'))) {
+      for (const spec of imports(file)) {
+        const target = resolved(file, spec);
+        expect(target, `${path.relative(ROOT, file)} imports ${spec}`).not.toMatch(/^src\/(orchestrator|adapters|runner|gate|baseline|classify|checks)\//);
+        expect(target).not.toMatch(/^harness\//);
+      }
+    }
+  });
+});

@@ -1,0 +1,200 @@
+import { mkdirSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { decideShell, decideToolCall, loadPolicy } from '../../harness/index.js';
+import type { Policy } from '../../src/schema/policy.js';
+import { tempDir } from '../helpers/cli.js';
+
+let policy: Policy;
+let ws: string;
+
+beforeAll(() => {
+  policy = loadPolicy();
+  ws = realpathSync(tempDir('tracegate-policy-'));
+  mkdirSync(path.join(ws, 'src'));
+  mkdirSync(path.join(ws, 'docs'));
+  writeFileSync(path.join(ws, 'README.md'), '# x\n');
+  writeFileSync(path.join(ws, 'src/a.py'), 'print(1)\n');
+  writeFileSync(path.join(ws, '.env'), 'TOKEN=x\n');
+  symlinkSync('/etc', path.join(ws, 'etc-link'));
+  symlinkSync('/nonexistent/target', path.join(ws, 'dangling'));
+});
+
+const decide = (command: string) => decideShell(policy, command, ws);
+
+/** Commands that reach outside the workspace, read a secret or run a non-allowed program. */
+const DANGEROUS = [
+  'cat /etc/passwd',
+  'cat ../secret.txt',
+  'rm -rf src',
+  'curl http://example.com',
+  'sudo id',
+  'bash -c id',
+  'python3 -c "print(1)"',
+  'cat .env',
+  'cat etc-link/hostname',
+  'printenv',
+  'cat $HOME/x',
+  'echo $(id)',
+  'cat ~/.bashrc',
+  'tee /tmp/out',
+  'nc -l 4444',
+];
+
+/** Ways of wrapping or chaining a command; X is replaced by a dangerous one. */
+const CONSTRUCTS = [
+  'X',
+  'ls; X',
+  'ls && X',
+  'false || X',
+  'ls | X',
+  'X | cat',
+  '(X)',
+  '{ X; }',
+  '! X',
+  'X &',
+  'if true; then X; fi',
+  'if false; then ls; else X; fi',
+  'while false; do X; done',
+  'for f in a; do X; done',
+  'case a in a) X;; esac',
+  'nice X',
+  'env X',
+  'timeout 1 X',
+  'command X',
+  'nohup X',
+  'env -i LANG=C X',
+  'LANG=C X',
+  'echo $(X)',
+  'echo `X`',
+  'cat <(X)',
+  'ls\nX',
+  'cat <<EOF | X\nhi\nEOF',
+  'time X',
+  'ls # harmless\nX',
+];
+
+describe('the shell policy never allows a dangerous command, whatever the construct', () => {
+  const cases = DANGEROUS.flatMap((d) => CONSTRUCTS.map((c) => c.replace('X', d)));
+  it.each(cases)('%s', async (command) => {
+    const decision = await decide(command);
+    expect(decision.decision, `${command} → ${decision.rule}: ${decision.reason}`).not.toBe('allow');
+  });
+});
+
+describe('adversarial techniques, by name', () => {
+  const blocked: Array<[string, string]> = [
+    ['quoting: split quotes', `"c"a't' /etc/passwd`],
+    ['quoting: backslash in program', 'r\\m -rf src'],
+    ['quoting: ansi-c program', "$'\\x72\\x6d' -rf src"],
+    ['quoting: ansi-c octal path', "cat $'\\057etc\\057passwd'"],
+    ['traversal: dot segments', 'cat .//./../../etc/passwd'],
+    ['traversal: absolute through tmp', 'cat /tmp/../etc/passwd'],
+    ['traversal: inside then out', 'cat src/../../x'],
+    ['traversal: ~user', 'cat ~root/.bashrc'],
+    ['symlink: directory link', 'ls etc-link/'],
+    ['symlink: dangling link', 'cat dangling'],
+    ['symlink: glob over a workspace with an outward link', 'cat */hostname'],
+    ['redirection: write outside', 'echo x > ../x'],
+    ['redirection: clobber outside', 'echo x >| /tmp/x'],
+    ['redirection: read/write outside', 'cat <> /etc/hosts'],
+    ['redirection: both streams outside', 'ls &> /tmp/out'],
+    ['redirection: dynamic target', 'ls > "$OUT"'],
+    ['redirection: here-string substitution', 'cat <<< "$(cat /etc/passwd)"'],
+    ['redirection: secret file as stdin', 'wc -l < .env'],
+    ['substitution: in program name', '$(which cat) README.md'],
+    ['substitution: arithmetic', 'head -n $((1+1)) README.md'],
+    ['substitution: in assignment', 'X=$(id) ls'],
+    ['interpreter: exec', 'exec /bin/sh'],
+    ['interpreter: dot-source', '. ./script.sh'],
+    ['interpreter: busybox', 'busybox sh -c id'],
+    ['interpreter: function shadowing ls', 'ls() { rm -rf .; }; ls'],
+    ['interpreter: alias', "alias ls='rm -rf .'"],
+    ['allowed program with dangerous flag: find -exec', 'find . -exec rm {} +'],
+    ['allowed program with dangerous flag: find -fprint', 'find . -fprint /tmp/x'],
+    ['allowed program with dangerous flag: sort -o outside', 'sort -o /tmp/x README.md'],
+    ['allowed program with dangerous flag: cp -L', 'cp -L etc-link/hostname .'],
+    ['allowed program with dangerous flag: date -s', 'date -s 2020-01-01'],
+    ['allowed program used to run another: xargs', 'ls | xargs rm'],
+    ['allowed program used to run another: env -S', 'env -S "rm -rf ."'],
+    ['env hijack: PATH', 'PATH=./bin:$PATH ls'],
+    ['env hijack: BASH_ENV', 'BASH_ENV=./evil ls'],
+    ['env dump: export -p', 'export -p'],
+    ['env dump: bare set', 'set'],
+    ['workspace binary', './run.sh'],
+    ['unparseable', 'ls ((('],
+    ['unclosed quote', "cat 'README.md"],
+    ['too long', 'echo ' + 'a'.repeat(5000)],
+    ['secret path via glob', 'cat .en*'],
+  ];
+  it.each(blocked)('%s: %s', async (_name, command) => {
+    const decision = await decide(command);
+    expect(decision.decision, `${decision.rule}: ${decision.reason}`).not.toBe('allow');
+  });
+
+  it('names the rule that decided', async () => {
+    expect(await decide('curl http://x')).toMatchObject({ decision: 'deny', rule: 'network-access', errorType: 'COMMAND_BLOCKED' });
+    expect(await decide('cat /etc/passwd')).toMatchObject({ decision: 'deny', rule: 'path-outside-workspace', errorType: 'PATH_OUTSIDE_WORKSPACE' });
+    expect(await decide('cat .env')).toMatchObject({ decision: 'deny', rule: 'secret-path', errorType: 'PERMISSION_DENIED' });
+    expect(await decide('rm README.md')).toMatchObject({ decision: 'require_approval', rule: 'delete', errorType: 'APPROVAL_DENIED' });
+    expect(await decide('echo $X')).toMatchObject({ decision: 'require_approval', rule: 'unprovable-expansion' });
+    expect(await decide('frobnicate')).toMatchObject({ decision: 'require_approval', rule: 'not-allowed' });
+  });
+});
+
+describe('benign look-alikes stay allowed', () => {
+  const benign = [
+    "grep -rn 'rm -rf' docs/",
+    'grep -rn "sudo" .',
+    "echo 'curl http://example.com | sh'",
+    'ls -la',
+    'ls -lR src',
+    'cat README.md | head -n 5',
+    'wc -l src/*.py',
+    "find . -name '*.md' -type f",
+    'mkdir -p out && cp README.md out/ && ls out',
+    'cat README.md 2>/dev/null',
+    'ls src 2>&1 | sort',
+    'test -f README.md && echo yes || echo no',
+    '[ -d src ] && ls src',
+    'LANG=C sort README.md | uniq -c',
+    'env LC_ALL=C ls',
+    'timeout 5 ls',
+    'cat <<EOF > notes.md\nplain text, $ signs escaped \\$HOME\nEOF',
+    "cat <<'EOF' > notes.md\nliteral $(not run)\nEOF",
+    "printf '%s\\n' a b > list.txt",
+    'ls # rm -rf / in a comment',
+    'diff README.md src/a.py; true',
+    'echo $\'a\\tb\'',
+    'cat ./README.md ./src/a.py',
+    'cd src && ls',
+    'tail -n 3 src/a.py | rev',
+    'set -o pipefail',
+  ];
+  it.each(benign)('%s', async (command) => {
+    const decision = await decide(command);
+    expect(decision.decision, `${decision.rule}: ${decision.reason}`).toBe('allow');
+  });
+});
+
+describe('file tools share the boundary', () => {
+  it.each([
+    ['read_file', { path: '/etc/passwd' }, 'PATH_OUTSIDE_WORKSPACE'],
+    ['read_file', { path: '../x' }, 'PATH_OUTSIDE_WORKSPACE'],
+    ['read_file', { path: 'etc-link/passwd' }, 'PATH_OUTSIDE_WORKSPACE'],
+    ['read_file', { path: '~/x' }, 'PATH_OUTSIDE_WORKSPACE'],
+    ['read_file', { path: 'dangling' }, 'PATH_OUTSIDE_WORKSPACE'],
+    ['read_file', { path: '.env' }, 'PERMISSION_DENIED'],
+    ['write_file', { path: 'etc-link/new', content: 'x' }, 'PATH_OUTSIDE_WORKSPACE'],
+    ['list_files', { path: '..' }, 'PATH_OUTSIDE_WORKSPACE'],
+    ['teleport', {}, 'UNKNOWN_TOOL'],
+  ] as const)('%s %j is denied as %s', async (tool, args, errorType) => {
+    const decision = await decideToolCall(policy, { tool, args }, ws);
+    expect(decision).toMatchObject({ decision: 'deny', errorType });
+  });
+
+  it('allows paths inside, including ones that do not exist yet', async () => {
+    expect((await decideToolCall(policy, { tool: 'write_file', args: { path: 'new/dir/file.md', content: '' } }, ws)).decision).toBe('allow');
+    expect((await decideToolCall(policy, { tool: 'read_file', args: { path: 'src/a.py' } }, ws)).decision).toBe('allow');
+  });
+});

@@ -1,0 +1,113 @@
+import { readFileSync, realpathSync, existsSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { hasBubblewrap, runCommand, type SandboxMode } from '../../harness/index.js';
+import { tempDir } from '../helpers/cli.js';
+
+const run = (command: string, options: { timeoutMs?: number; outputCap?: number; mode?: SandboxMode; workspace?: string } = {}) => {
+  const workspace = options.workspace ?? realpathSync(tempDir('tracegate-sandbox-'));
+  return runCommand(command, {
+    workspace,
+    timeoutMs: options.timeoutMs ?? 10_000,
+    outputCap: options.outputCap ?? 8000,
+    mode: options.mode ?? 'process',
+  }).then((result) => ({ ...result, workspace }));
+};
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+async function eventually(check: () => boolean, ms = 3000): Promise<boolean> {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    if (check()) return true;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return check();
+}
+
+describe('sandbox: processes', () => {
+  it('kills a process tree that ignores SIGTERM and forks, on timeout', async () => {
+    const script = [
+      "trap '' TERM",
+      "(trap '' TERM; sleep 60) & echo $! >> pids",
+      "(trap '' TERM; (sleep 60) & echo $! >> pids; wait) & echo $! >> pids",
+      'echo $$ >> pids',
+      'sleep 60',
+    ].join('\n');
+    const started = Date.now();
+    const result = await run(script, { timeoutMs: 700 });
+    expect(result.timedOut).toBe(true);
+    expect(Date.now() - started).toBeLessThan(5000);
+    const pids = readFileSync(path.join(result.workspace, 'pids'), 'utf8').trim().split('\n').map(Number);
+    expect(pids.length).toBeGreaterThanOrEqual(4);
+    expect(await eventually(() => pids.every((pid) => !alive(pid)))).toBe(true);
+  });
+
+  it('leaves no background child behind after a normal exit', async () => {
+    const result = await run('sleep 60 & echo $! > bg.pid; echo started');
+    expect(result).toMatchObject({ exitCode: 0, timedOut: false });
+    expect(result.output).toContain('started');
+    const pid = Number(readFileSync(path.join(result.workspace, 'bg.pid'), 'utf8'));
+    expect(await eventually(() => !alive(pid))).toBe(true);
+  });
+
+  it('runs in the workspace with an environment built from an allow list', async () => {
+    process.env['TRACEGATE_TEST_SECRET_TOKEN'] = 'planted-value-123456';
+    try {
+      const result = await run('pwd; env');
+      const lines = result.output.trim().split('\n');
+      expect(lines[0]).toBe(result.workspace);
+      const names = lines.slice(1).map((l) => l.split('=')[0]);
+      expect(result.output).not.toContain('planted-value-123456');
+      expect(names).not.toContain('TRACEGATE_TEST_SECRET_TOKEN');
+      expect(names.filter((n) => !['PATH', 'HOME', 'LANG', 'LC_ALL', 'TERM', 'PWD', 'SHLVL', '_', 'OLDPWD'].includes(n!))).toEqual([]);
+      expect(lines).toContain(`HOME=${result.workspace}`);
+    } finally {
+      delete process.env['TRACEGATE_TEST_SECRET_TOKEN'];
+    }
+  });
+
+  it('caps output and says so', async () => {
+    const result = await run('seq 1 100000', { outputCap: 1000 });
+    expect(result.truncated).toBe(true);
+    expect(result.output.length).toBe(1000);
+    expect(result.outputChars).toBeGreaterThan(500_000);
+  });
+
+  it('reports a failing command with its exit code', async () => {
+    const result = await run('exit 3');
+    expect(result).toMatchObject({ exitCode: 3, timedOut: false });
+  });
+});
+
+const bwrapReady = hasBubblewrap();
+if (!bwrapReady) {
+  const where = process.env['CI'] ? 'CI must install bubblewrap (.ci/run does)' : 'install Debian\'s bubblewrap to run them';
+  console.warn(`\n*** bubblewrap is missing: the bwrap sandbox tests are SKIPPED; ${where} ***\n`);
+  if (process.env['CI']) throw new Error('bubblewrap is required in CI');
+}
+
+describe.skipIf(!bwrapReady)('sandbox: bubblewrap mode', () => {
+  it('makes the system read-only, keeps the workspace writable and cuts the network', async () => {
+    const result = await run("touch /etc/tracegate-probe 2>&1; echo written > in-workspace.txt; tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' '; cat /etc/hostname >/dev/null && echo can-read", { mode: 'bwrap' });
+    expect(result.output).toMatch(/Read-only file system/);
+    expect(existsSync('/etc/tracegate-probe')).toBe(false);
+    expect(readFileSync(path.join(result.workspace, 'in-workspace.txt'), 'utf8')).toBe('written\n');
+    expect(result.output).toMatch(/^lo$/m);
+    // The network namespace has only the loopback device.
+    expect(result.output).not.toMatch(/^(eth|ens|enp|wl|ifb)/m);
+    expect(result.mode).toBe('bwrap');
+  });
+
+  it('still kills the tree on timeout', async () => {
+    const result = await run("trap '' TERM; (sleep 60) & sleep 60", { mode: 'bwrap', timeoutMs: 500 });
+    expect(result.timedOut).toBe(true);
+  });
+});
