@@ -57,9 +57,15 @@ describe('tracegate CLI, end to end', () => {
   });
 
   it('refuses to run without a model instead of falling back to a script', async () => {
-    const result = await runCli(['run', 'suites/demo.jsonl', '--out', tempDir()], { env: { OPENAI_MODEL: '', OPENAI_BASE_URL: '' } });
+    const dir = tempDir();
+    writeFileSync(path.join(dir, 'agent.jsonl'), JSON.stringify({ id: 'needs_model', prompt: 'hi', expected_contains: ['x'] }) + '\n');
+    const result = await runCli(['run', path.join(dir, 'agent.jsonl'), '--out', tempDir()], { env: { OPENAI_MODEL: '', OPENAI_BASE_URL: '' } });
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/no model configured/);
+    // The demo names its own cassettes in its header line, and the report says they are scripts.
+    const demo = await runCli(['run', 'suites/demo.jsonl', '--grep', 'read_summarize', '--out', tempDir(), '--no-html']);
+    expect(demo.code).toBe(0);
+    expect(demo.stdout).toMatch(/SCRIPTED/);
   });
 
   it('replay tells a demo trace as a story', async () => {
