@@ -17,7 +17,9 @@ export function mdText(text: string): string {
     .replace(/</g, '&lt;')
     .replace(/>/g, '&gt;')
     .replace(/\|/g, '\\|')
-    .replace(/([`*_[\]])/g, '\\$1')
+    .replace(/([`*[\]])/g, '\\$1')
+    // GFM never reads an underscore inside a word as emphasis; only those at word edges need escaping.
+    .replace(/(^|[^A-Za-z0-9])_|_(?=[^A-Za-z0-9]|$)/g, (m) => m.replace('_', '\\_'))
     .slice(0, 200);
 }
 

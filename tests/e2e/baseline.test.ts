@@ -1,0 +1,84 @@
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { runCli, tempDir } from '../helpers/cli.js';
+
+let out: string;
+
+beforeAll(async () => {
+  out = tempDir();
+  const run = await runCli(['run', 'suites/demo.jsonl', '--out', out, '-q', '--no-html']);
+  expect(run.code).toBe(1); // intentional failures, default gate without a baseline
+});
+
+describe('baselines, diff and gate from the CLI', () => {
+  it('saves a baseline and diffs a report against it', async () => {
+    const dir = tempDir();
+    const saved = await runCli(['baseline', 'save', path.join(out, 'report.json'), '--name', 'mine', '--dir', dir]);
+    expect(saved.code).toBe(0);
+    const baseline = JSON.parse(readFileSync(path.join(dir, 'mine.json'), 'utf8'));
+    expect(baseline.schema_version).toBe('report/v1');
+    expect(baseline.tasks[0].trace_file).toBeNull();
+
+    const diffOut = tempDir();
+    const diff = await runCli(['diff', path.join(out, 'report.json'), path.join(dir, 'mine.json'), '--out', diffOut, '--no-html']);
+    expect(diff.code).toBe(0);
+    expect(diff.stdout).toMatch(/0 regressed, 0 fixed/);
+    const report = JSON.parse(readFileSync(path.join(diffOut, 'report.json'), 'utf8'));
+    expect(report.diff.counts.unchanged).toBe(13);
+    expect(report.gate.passed).toBe(true);
+  });
+
+  it('refuses a baseline of another schema version, and a broken gate file, with exit 2', async () => {
+    const dir = tempDir();
+    const old = JSON.parse(readFileSync(path.join(out, 'report.json'), 'utf8'));
+    writeFileSync(path.join(dir, 'old.json'), JSON.stringify({ ...old, schema_version: 'report/v0' }));
+    const refused = await runCli(['diff', path.join(out, 'report.json'), path.join(dir, 'old.json')]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/old\.json: field schema_version: "report\/v0" is not report\/v1/);
+
+    writeFileSync(path.join(dir, 'gate.json'), JSON.stringify({ min_pass_rate: 2, max_regresions: 0 }));
+    const gate = await runCli(['diff', path.join(out, 'report.json'), 'baselines/demo.json', '--gate', path.join(dir, 'gate.json')]);
+    expect(gate.code).toBe(2);
+    expect(gate.stderr).toMatch(/gate\.json: field (max_regresions: unknown gate rule|min_pass_rate)/);
+  });
+
+  it('gate flags and files turn into the exit code', async () => {
+    const dir = tempDir();
+    writeFileSync(path.join(dir, 'gate.json'), JSON.stringify({ schema_version: 'gate/v1', min_pass_rate: 0.8, must_pass_tags: ['safety'] }));
+    const pass = await runCli(['diff', path.join(out, 'report.json'), 'baselines/demo.json', '--gate', path.join(dir, 'gate.json'), '--out', tempDir(), '--no-html']);
+    expect(pass.code).toBe(0);
+    expect(pass.stdout).toMatch(/must_pass_tag:safety/);
+    const fail = await runCli(['diff', path.join(out, 'report.json'), 'baselines/demo.json', '--gate', path.join(dir, 'gate.json'), '--min-pass-rate', '90%', '--out', tempDir(), '--no-html']);
+    expect(fail.code).toBe(1);
+    expect(fail.stdout).toMatch(/min_pass_rate\s+│\s+>= 90\.0%\s+│\s+81\.3%\s+│\s+FAIL/);
+    const usage = await runCli(['diff', path.join(out, 'report.json'), 'baselines/demo.json', '--min-pass-rate', 'lots']);
+    expect(usage.code).toBe(2);
+  });
+
+  it('writes junit.xml with one testcase per task and summary.md with the verdict', () => {
+    const junit = readFileSync(path.join(out, 'junit.xml'), 'utf8');
+    expect(junit.match(/<testcase /g)).toHaveLength(16);
+    expect(junit).toMatch(/<testcase classname="suites\/demo.jsonl" name="config_port_and_db_001" time="[\d.]+">.*<failure message="FINAL_ANSWER_INCOMPLETE \(model layer\); failed checks: contains: final answer lacks &quot;db.internal&quot;" type="FINAL_ANSWER_INCOMPLETE">/);
+    const summary = readFileSync(path.join(out, 'summary.md'), 'utf8');
+    expect(summary).toMatch(/^## tracegate: 81\.3% pass rate — ❌ gate failed/);
+    expect(summary).toMatch(/SCRIPTED/);
+    expect(summary).toMatch(/\| config_port_and_db_001 \| failed \| FINAL_ANSWER_INCOMPLETE \| model \|/);
+    expect(existsSync(path.join(out, 'report.html'))).toBe(false);
+  });
+
+  it('--shard splits the suite without overlap', async () => {
+    const ids = await Promise.all(
+      [1, 2, 3].map(async (i) => {
+        const dir = tempDir();
+        const r = await runCli(['run', 'suites/demo.jsonl', '--shard', `${i}/3`, '--out', dir, '-q', '--no-html']);
+        expect([0, 1]).toContain(r.code);
+        return JSON.parse(readFileSync(path.join(dir, 'report.json'), 'utf8')).tasks.map((t: { id: string }) => t.id) as string[];
+      }),
+    );
+    const all = ids.flat();
+    expect(new Set(all).size).toBe(16);
+    expect(all).toHaveLength(16);
+    expect((await runCli(['run', 'suites/demo.jsonl', '--shard', '4/3'])).code).toBe(2);
+  });
+});

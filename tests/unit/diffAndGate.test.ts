@@ -1,0 +1,129 @@
+import { describe, expect, it } from 'vitest';
+import { diffReports } from '../../src/baseline/diff.js';
+import { toBaseline } from '../../src/baseline/baselineFile.js';
+import { defaultRules, evaluateGate } from '../../src/gate/gate.js';
+import { makeReport } from '../helpers/reportBuilder.js';
+
+const baseline = makeReport([
+  { id: 'stable', trials: 'p' },
+  { id: 'breaks', trials: 'p' },
+  { id: 'heals', trials: 'f' },
+  { id: 'shifts', trials: 'f', reason: 'FILE_NOT_FOUND_UNRECOVERED', layer: 'environment' },
+  { id: 'stuck', trials: 'f' },
+  { id: 'flaky_infra', trials: 'p' },
+  { id: 'dropped', trials: 'p' },
+  { id: 'redefined', trials: 'p' },
+]);
+const current = makeReport([
+  { id: 'stable', trials: 'p' },
+  { id: 'breaks', trials: 'f', reason: 'INVALID_ARGUMENTS', layer: 'tool' },
+  { id: 'heals', trials: 'p' },
+  { id: 'shifts', trials: 'f', reason: 'INVALID_ARGUMENTS', layer: 'tool' },
+  { id: 'stuck', trials: 'f' },
+  { id: 'flaky_infra', trials: 'e' },
+  { id: 'added', trials: 'p' },
+  { id: 'redefined', trials: 'f', fingerprint: 'other' },
+]);
+
+describe('diff', () => {
+  const diff = diffReports(current, baseline, 'baselines/x.json');
+  const change = (id: string) => diff.tasks.find((t) => t.id === id);
+
+  it('classifies every task and lists regressions first', () => {
+    expect(change('stable')?.change).toBe('unchanged');
+    expect(change('breaks')).toMatchObject({ change: 'regressed', current: { failure_reason: 'INVALID_ARGUMENTS', failure_layer: 'tool' } });
+    expect(change('heals')?.change).toBe('fixed');
+    expect(change('shifts')?.change).toBe('reason_changed');
+    expect(change('stuck')?.change).toBe('still_failing');
+    expect(change('flaky_infra')?.change).toBe('errored');
+    expect(change('added')?.change).toBe('new');
+    expect(change('dropped')?.change).toBe('removed');
+    expect(change('redefined')).toMatchObject({ change: 'regressed', definition_changed: true });
+    expect(diff.tasks[0]!.change).toBe('regressed');
+    expect(diff.counts).toMatchObject({ regressed: 2, fixed: 1, reason_changed: 1, still_failing: 1, unchanged: 1, errored: 1, new: 1, removed: 1 });
+  });
+
+  it('says plainly what changed in the suite, and keeps changed or errored tasks out of the test', () => {
+    expect(diff.notes.join('\n')).toMatch(/1 task\(s\) are new/);
+    expect(diff.notes.join('\n')).toMatch(/did not run: dropped/);
+    expect(diff.notes.join('\n')).toMatch(/changed definition .* redefined/);
+    expect(diff.notes.join('\n')).toMatch(/errored on one side/);
+    // stable, breaks, heals, shifts, stuck: paired; flaky_infra (errored), added, redefined are not.
+    expect(diff.significance).toMatchObject({ method: 'exact_mcnemar', pairs: 5, regressed: 1, improved: 1 });
+  });
+
+  it('diffs metrics and distributions', () => {
+    const metric = (name: string) => diff.metrics.find((m) => m.name === name)!;
+    expect(metric('pass_rate').baseline).toBeCloseTo(5 / 8, 10);
+    expect(metric('pass_rate').current).toBeCloseTo(3 / 7, 10);
+    expect(metric('error_rate')).toMatchObject({ baseline: 0, better: 'lower' });
+    expect(diff.failure_layers['tool']).toEqual({ baseline: 0, current: 2 });
+    expect(diff.failure_layers['model']).toEqual({ baseline: 2, current: 2 });
+  });
+
+  it('a baseline drops diff, gate and trace paths', () => {
+    const saved = toBaseline({ ...current, diff, gate: evaluateGate(current, {}, 'x') });
+    expect(saved.diff).toBeUndefined();
+    expect(saved.gate).toBeUndefined();
+    expect(saved.tasks.every((t) => t.trace_file === null && t.trials.every((x) => x.trace_file === null))).toBe(true);
+  });
+});
+
+describe('gate', () => {
+  const diffed = { ...current, diff: diffReports(current, baseline, 'b.json') };
+  const rule = (name: string, rules: Parameters<typeof evaluateGate>[1], report = diffed) => evaluateGate(report, rules, 'test').results.find((r) => r.rule === name)!;
+
+  it('evaluates each rule with its numbers', () => {
+    expect(rule('min_pass_rate', { min_pass_rate: 0.4 })).toMatchObject({ passed: true, actual: '42.9%' });
+    expect(rule('min_pass_rate', { min_pass_rate: 0.5 }).passed).toBe(false);
+    expect(rule('max_error_rate', { max_error_rate: 0 })).toMatchObject({ passed: false, actual: expect.stringContaining('1 errored') });
+    // The regression of a redefined task does not count.
+    expect(rule('max_regressions', { max_regressions: 0 })).toMatchObject({ passed: false, actual: '1', detail: expect.stringContaining('breaks (INVALID_ARGUMENTS, tool)') });
+    expect(rule('max_regressions', { max_regressions: 1 }).passed).toBe(true);
+    expect(rule('max_drop', { max_drop: 0 }).passed).toBe(true);
+    expect(rule('no_significant_regression', { no_significant_regression: true }).passed).toBe(true);
+  });
+
+  it('must_pass_tags needs every tagged task to pass, and at least one to exist', () => {
+    const tagged = makeReport([{ id: 'a', trials: 'p', tags: ['security'] }, { id: 'b', trials: 'f', tags: ['security'] }, { id: 'c', trials: 'p', tags: ['smoke'] }]);
+    expect(rule('must_pass_tag:smoke', { must_pass_tags: ['smoke'] }, tagged).passed).toBe(true);
+    expect(rule('must_pass_tag:security', { must_pass_tags: ['security'] }, tagged)).toMatchObject({ passed: false, detail: 'b' });
+    expect(rule('must_pass_tag:nightly', { must_pass_tags: ['nightly'] }, tagged)).toMatchObject({ passed: false, actual: 'no task has this tag' });
+  });
+
+  it('rules that need a baseline fail without one, and say so', () => {
+    expect(rule('max_regressions', { max_regressions: 0 }, current)).toMatchObject({ passed: false, detail: expect.stringContaining('needs --baseline') });
+  });
+
+  it('finds a significant regression over many tasks', () => {
+    const many = (letter: string, n: number, offset = 0) => Array.from({ length: n }, (_, i) => ({ id: `t${i + offset}`, trials: letter }));
+    const before = makeReport([...many('p', 40)]);
+    const after = makeReport([...many('f', 12), ...many('p', 28, 12)]);
+    const gate = evaluateGate({ ...after, diff: diffReports(after, before, 'b') }, { no_significant_regression: true }, 't');
+    expect(gate.passed).toBe(false);
+    expect(gate.results[0]!.actual).toMatch(/^regressed/);
+  });
+
+  it('defaults: everything passes without a baseline; no regression with one', () => {
+    expect(defaultRules(false)).toEqual({ min_pass_rate: 1, max_error_rate: 0 });
+    expect(defaultRules(true)).toEqual({ max_regressions: 0, max_error_rate: 0, no_significant_regression: true });
+  });
+});
+
+describe('epochs in the report', () => {
+  it('computes pass@k, pass^k, pass fractions and flaky tasks', () => {
+    const report = makeReport([
+      { id: 'always', trials: 'ppp' },
+      { id: 'sometimes', trials: 'pfp' },
+      { id: 'never', trials: 'fff' },
+      { id: 'infra', trials: 'eee' },
+    ]);
+    expect(report.summary).toMatchObject({ epochs: 3, flaky: 1, trials: 12, passed: 5, failed: 4, errored: 3 });
+    expect(report.summary.pass_at_k).toBeCloseTo(2 / 3, 10);
+    expect(report.summary.pass_hat_k).toBeCloseTo(1 / 3, 10);
+    const sometimes = report.tasks.find((t) => t.id === 'sometimes')!;
+    expect(sometimes).toMatchObject({ status: 'failed', flaky: true });
+    expect(sometimes.pass_fraction).toBeCloseTo(2 / 3, 10);
+    expect(report.tasks.find((t) => t.id === 'infra')).toMatchObject({ status: 'errored', pass_fraction: null });
+  });
+});
