@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { readReport, saveBaseline } from '../baseline/baselineFile.js';
-import { htmlReporter } from '../reporters/html/htmlReporter.js';
+import { writeFile } from 'node:fs/promises';
+import { renderHtml } from '../reporters/html/renderHtml.js';
 import { traceStory } from '../reporters/traceStory.js';
 import { createRedactor } from '../schema/redact.js';
 import { TraceSchema } from '../schema/trace.js';
@@ -102,8 +103,9 @@ export function registerReport(program: Command, handle: Handle): void {
       handle(async () => {
         const report = readReport(reportFile);
         const target = path.resolve(flags.out ?? path.join(path.dirname(reportFile), 'report.html'));
-        const written = await htmlReporter.write(report, path.dirname(target), path.basename(target));
-        process.stdout.write(`wrote ${path.relative(process.cwd(), written ?? target)}\n`);
+        // Trace paths in a report are relative to its own folder, wherever the page is written.
+        await writeFile(target, await renderHtml(report, { traceRoot: path.dirname(path.resolve(reportFile)) }));
+        process.stdout.write(`wrote ${path.relative(process.cwd(), target)}\n`);
         return EXIT.PASS;
       }),
     );

@@ -6,9 +6,9 @@ import { renderHtml } from './renderHtml.js';
 /** report.html: one self-contained, offline page (see renderHtml). */
 export const htmlReporter: Reporter = {
   name: 'html',
-  async write(report, outDir, fileName = 'report.html') {
-    const file = path.join(outDir, fileName);
-    await writeFile(file, await renderHtml(report, outDir));
+  async write(report, outDir) {
+    const file = path.join(outDir, 'report.html');
+    await writeFile(file, await renderHtml(report, { traceRoot: outDir }));
     return file;
   },
 };

@@ -1,12 +1,160 @@
+import { createHash } from 'node:crypto';
+import { gzipSync } from 'node:zlib';
+import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { RunReport } from '../../schema/report.js';
+import { modelLabel } from '../modelLabel.js';
+import { buildCharts } from './charts.js';
+import { compactTrace } from './compactTrace.js';
+
+export interface RenderOptions {
+  /** The folder the report's trace paths are relative to. */
+  traceRoot: string;
+  /** Most bytes of trace data to embed; failing and regressed tasks come first. */
+  traceBudgetBytes?: number;
+}
+
+const DEFAULT_TRACE_BUDGET = 16 * 1024 * 1024;
+const require = createRequire(import.meta.url);
+
+/** The viewer's own files, found beside the source whether running from src/ or dist/. */
+function asset(name: string): string {
+  const here = path.dirname(fileURLToPath(import.meta.url));
+  for (const candidate of [path.join(here, 'assets', name), path.resolve(here, '../../../../src/reporters/html/assets', name)]) {
+    if (existsSync(candidate)) return readFileSync(candidate, 'utf8');
+  }
+  throw new Error(`report asset ${name} not found`);
+}
+
+const VENDOR: Array<[string, string]> = [
+  ['vega', 'build/vega.min.js'],
+  ['vega-lite', 'build/vega-lite.min.js'],
+  ['vega-embed', 'build/vega-embed.min.js'],
+];
+let vendorCache: string[] | undefined;
+
+/** A file inside an installed package, even one its `exports` map does not list. */
+function packageFile(name: string, file: string): string {
+  let dir = path.dirname(require.resolve(name));
+  while (dir !== path.dirname(dir)) {
+    const manifest = path.join(dir, 'package.json');
+    if (existsSync(manifest) && (JSON.parse(readFileSync(manifest, 'utf8')) as { name?: string }).name === name) return path.join(dir, file);
+    dir = path.dirname(dir);
+  }
+  throw new Error(`package ${name} not found`);
+}
+
+/** An inline script may not contain `</script`; `<\/` means the same inside JS strings and regexes. */
+function safeScript(source: string): string {
+  return source.replace(/<\/(script)/gi, '<\\/$1').replace(/<!--/g, '<\\!--');
+}
+
+/** JSON that can sit inside a <script type="application/json"> and never close it. */
+export function inertJson(value: unknown): string {
+  return JSON.stringify(value).replace(/</g, '\\u003c').replace(/>/g, '\\u003e').replace(/&/g, '\\u0026').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+}
 
 const escapeHtml = (text: string) =>
   text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
 
-/** First cut: a plain escaped table (issue 5 brings charts and the trace viewer). */
-export async function renderHtml(report: RunReport, _outDir: string): Promise<string> {
-  const rows = report.tasks
-    .map((t) => `<tr><td>${escapeHtml(t.id)}</td><td>${t.status}</td><td>${t.failure_reason ?? ''}</td><td>${t.failure_layer ?? ''}</td></tr>`)
+const sha256 = (text: string) => `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`;
+
+/**
+ * The report as the page needs it: a task with one trial carries that trial's fields already, so
+ * its `trials` list is dropped (the viewer reads the row), and fields the page never shows go.
+ */
+function pageReport(report: RunReport) {
+  return {
+    ...report,
+    tasks: report.tasks.map(({ fingerprint: _f, source: _s, trials, ...task }) => ({
+      ...task,
+      trials:
+        trials.length === 1
+          ? []
+          : trials.map((t) => ({ epoch: t.epoch, status: t.status, failure_reason: t.failure_reason, failure_layer: t.failure_layer, evidence: t.evidence, checks: t.checks, trace_file: t.trace_file, error: t.error, steps: t.steps })),
+    })),
+  };
+}
+
+/** Which traces to embed: failing, errored and regressed tasks first, then the rest, within the budget. */
+function embeddedTraces(report: RunReport, options: RenderOptions): Map<string, string> {
+  const budget = options.traceBudgetBytes ?? DEFAULT_TRACE_BUDGET;
+  const regressed = new Set(report.diff?.tasks.filter((t) => t.change === 'regressed').map((t) => t.id));
+  const wanted: string[] = [];
+  const ordered = [...report.tasks].sort((a, b) => Number(b.status !== 'passed' || regressed.has(b.id)) - Number(a.status !== 'passed' || regressed.has(a.id)));
+  for (const task of ordered) {
+    for (const trial of task.trials) if (trial.trace_file) wanted.push(trial.trace_file);
+    const baselineTrace = report.diff?.tasks.find((t) => t.id === task.id)?.baseline_trace_file;
+    if (baselineTrace) wanted.push(baselineTrace);
+  }
+  const traces = new Map<string, string>();
+  let used = 0;
+  for (const file of wanted) {
+    if (traces.has(file)) continue;
+    const full = path.resolve(options.traceRoot, file);
+    if (!full.startsWith(path.resolve(options.traceRoot) + path.sep) || !existsSync(full)) continue;
+    let packed: string;
+    try {
+      // gzip + base64: a trace costs a few hundred bytes of inert text until someone opens it.
+      packed = gzipSync(JSON.stringify(compactTrace(JSON.parse(readFileSync(full, 'utf8')))), { level: 6 }).toString('base64');
+    } catch {
+      continue;
+    }
+    if (used + packed.length > budget) break;
+    used += packed.length;
+    traces.set(file, packed);
+  }
+  return traces;
+}
+
+/**
+ * report.html: one self-contained page. Vega, Vega-Lite and vega-embed are inlined; the report and
+ * each trace are inert blocks (traces gzip-compressed, after the scripts, so the table is up before
+ * the parser reaches them); the viewer builds the DOM from text nodes only. A CSP with script hashes forbids every other script and every request.
+ */
+export async function renderHtml(report: RunReport, options: RenderOptions): Promise<string> {
+  vendorCache ??= VENDOR.map(([name, file]) => safeScript(readFileSync(packageFile(name, file), 'utf8')));
+  const viewer = safeScript(asset('viewer.js'));
+  const styles = asset('viewer.css');
+  const scripts = [...vendorCache, viewer];
+  const traces = embeddedTraces(report, options);
+  const data = {
+    report: pageReport(report),
+    charts: buildCharts(report),
+    modelLabel: modelLabel(report.run.model),
+    embeddedTraces: traces.size,
+  };
+  const csp = [
+    "default-src 'none'",
+    `script-src ${scripts.map(sha256).join(' ')}`,
+    "style-src 'unsafe-inline'",
+    'img-src data: blob:',
+    "base-uri 'none'",
+    "form-action 'none'",
+  ].join('; ');
+  const traceBlocks = [...traces.entries()]
+    .map(([file, packed]) => `<script type="application/gzip;base64" class="trace" data-file="${escapeHtml(file)}">${packed}</script>`)
     .join('\n');
-  return `<!doctype html><html><head><meta charset="utf-8"><title>tracegate report</title></head><body><table>${rows}</table></body></html>`;
+  const title = `tracegate · ${report.run.suites.map((s) => s.path).join(', ')}`;
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="${escapeHtml(csp)}">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<title>${escapeHtml(title)}</title>
+<style>${styles}</style>
+</head>
+<body>
+<noscript>This report needs JavaScript; report.json beside it holds the same data.</noscript>
+<div id="app"></div>
+<script type="application/json" id="tracegate-data">${inertJson(data)}</script>
+${scripts.map((s) => `<script>${s}</script>`).join('\n')}
+${traceBlocks}
+</body>
+</html>
+`;
 }

@@ -1,0 +1,204 @@
+import type { RunReport } from '../../schema/report.js';
+
+/** A vega-lite spec as plain data (validated by vega-lite in the page). */
+export type VegaLiteSpec = Record<string, unknown>;
+
+export interface Chart {
+  id: string;
+  title: string;
+  spec: VegaLiteSpec;
+}
+
+const LAYER_COLORS = { domain: ['model', 'tool', 'environment', 'harness', 'unknown'], range: ['#8e6bbf', '#d9822b', '#2b8fd9', '#c23b3b', '#888888'] };
+const STATUS_COLORS = { domain: ['passed', 'failed', 'errored'], range: ['#2e9e5b', '#c23b3b', '#999999'] };
+const base = { $schema: 'https://vega.github.io/schema/vega-lite/v6.json', width: 'container', height: 220, config: { view: { stroke: null } } };
+
+function passRateByTag(report: RunReport): Chart {
+  const s = report.summary;
+  const rows = [
+    { group: 'all tasks', pass_rate: s.pass_rate ?? 0, passed: s.passed, judged: s.passed + s.failed },
+    ...Object.entries(s.by_tag).map(([tag, t]) => ({ group: `#${tag}`, pass_rate: t.pass_rate ?? 0, passed: t.passed, judged: t.total })),
+  ];
+  return {
+    id: 'pass-rate',
+    title: 'Pass rate, overall and by tag',
+    spec: {
+      ...base,
+      data: { values: rows },
+      mark: { type: 'bar', tooltip: true },
+      encoding: {
+        y: { field: 'group', type: 'nominal', sort: null, title: null },
+        x: { field: 'pass_rate', type: 'quantitative', scale: { domain: [0, 1] }, axis: { format: '%' }, title: 'pass rate' },
+        color: { condition: { test: "datum.group === 'all tasks'", value: '#1f5f99' }, value: '#6fa8dc' },
+        tooltip: [
+          { field: 'group', title: 'group' },
+          { field: 'pass_rate', format: '.1%', title: 'pass rate' },
+          { field: 'passed', title: 'passed trials' },
+          { field: 'judged', title: 'trials' },
+        ],
+      },
+      height: { step: 18 },
+    },
+  };
+}
+
+function failuresByLayer(report: RunReport): Chart {
+  const counts = new Map<string, { layer: string; reason: string; trials: number }>();
+  for (const trial of report.tasks.flatMap((t) => t.trials)) {
+    if (trial.status !== 'failed' || !trial.failure_layer || !trial.failure_reason) continue;
+    const key = `${trial.failure_layer}|${trial.failure_reason}`;
+    const row = counts.get(key) ?? { layer: trial.failure_layer, reason: trial.failure_reason, trials: 0 };
+    row.trials++;
+    counts.set(key, row);
+  }
+  return {
+    id: 'failures',
+    title: 'Failures by layer and reason',
+    spec: {
+      ...base,
+      data: { values: [...counts.values()] },
+      mark: { type: 'bar', tooltip: true },
+      encoding: {
+        x: { field: 'layer', type: 'nominal', scale: { domain: LAYER_COLORS.domain }, title: 'layer' },
+        y: { field: 'trials', type: 'quantitative', aggregate: 'sum', title: 'failed trials', axis: { tickMinStep: 1, format: 'd' } },
+        color: { field: 'reason', type: 'nominal', title: 'reason', legend: { orient: 'right' } },
+        tooltip: [
+          { field: 'layer', title: 'layer' },
+          { field: 'reason', title: 'reason' },
+          { field: 'trials', aggregate: 'sum', title: 'failed trials' },
+        ],
+      },
+    },
+  };
+}
+
+/** Per-task charts stay light on big runs: counts are aggregated here, points sampled above this. */
+const MAX_POINTS = 2000;
+
+function stepsDistribution(report: RunReport): Chart {
+  const counts = new Map<string, { steps: number; status: string; trials: number }>();
+  for (const trial of report.tasks.flatMap((t) => t.trials)) {
+    const key = `${trial.steps}|${trial.status}`;
+    const row = counts.get(key) ?? { steps: trial.steps, status: trial.status, trials: 0 };
+    row.trials++;
+    counts.set(key, row);
+  }
+  return {
+    id: 'steps',
+    title: 'Steps per trial',
+    spec: {
+      ...base,
+      data: { values: [...counts.values()] },
+      mark: { type: 'bar', tooltip: true },
+      encoding: {
+        x: { field: 'steps', type: 'ordinal', title: 'steps' },
+        y: { field: 'trials', type: 'quantitative', aggregate: 'sum', title: 'trials', axis: { tickMinStep: 1, format: 'd' } },
+        color: { field: 'status', type: 'nominal', scale: STATUS_COLORS, title: 'status' },
+        tooltip: [{ field: 'steps', title: 'steps' }, { field: 'status', title: 'status' }, { field: 'trials', aggregate: 'sum', title: 'trials' }],
+      },
+    },
+  };
+}
+
+function latencyAndTokens(report: RunReport): Chart {
+  const points = report.tasks.map((t) => ({ id: t.id, seconds: t.duration_ms / 1000 / t.trials.length, tokens: t.trials.reduce((s, x) => s + x.tokens.total, 0) / t.trials.length, status: t.status }));
+  // Every failing task stays; passing ones are thinned evenly so the chart draws fast.
+  const failing = points.filter((p) => p.status !== 'passed');
+  const passing = points.filter((p) => p.status === 'passed');
+  const room = Math.max(0, MAX_POINTS - failing.length);
+  const stride = passing.length > room ? passing.length / Math.max(1, room) : 1;
+  const sampled = stride === 1 ? points : [...failing, ...passing.filter((_, i) => Math.floor(i % stride) === 0).slice(0, room)];
+  return {
+    id: 'latency',
+    title: sampled.length < points.length ? `Latency and tokens per task (every failure, ${sampled.length - failing.length} of ${passing.length} passing)` : 'Latency and tokens per task',
+    spec: {
+      ...base,
+      data: { values: sampled },
+      mark: { type: 'point', filled: true, tooltip: true, opacity: 0.7 },
+      encoding: {
+        x: { field: 'seconds', type: 'quantitative', title: 'seconds per trial', axis: { tickCount: 5 } },
+        y: { field: 'tokens', type: 'quantitative', title: 'tokens per trial' },
+        color: { field: 'status', type: 'nominal', scale: STATUS_COLORS, title: 'status' },
+        tooltip: [
+          { field: 'id', title: 'task' },
+          { field: 'status', title: 'status' },
+          { field: 'seconds', format: '.2f', title: 'seconds' },
+          { field: 'tokens', format: ',.0f', title: 'tokens' },
+        ],
+      },
+    },
+  };
+}
+
+const RATE_METRICS = new Set(['pass_rate', 'paired_pass_rate', 'error_rate', 'tool_error_rate', 'recovery_rate', 'pass_hat_k']);
+
+function baselineComparison(report: RunReport): Chart[] {
+  const diff = report.diff;
+  if (!diff) return [];
+  const rows = diff.metrics
+    .filter((m) => RATE_METRICS.has(m.name))
+    .flatMap((m) => [
+      { metric: m.name, run: 'baseline', value: m.baseline, better: m.better },
+      { metric: m.name, run: 'current', value: m.current, better: m.better },
+    ])
+    .filter((r) => r.value !== null);
+  const charts: Chart[] = [
+    {
+      id: 'baseline-metrics',
+      title: 'Baseline versus current',
+      spec: {
+        ...base,
+        data: { values: rows },
+        mark: { type: 'bar', tooltip: true },
+        encoding: {
+          y: { field: 'metric', type: 'nominal', title: null },
+          yOffset: { field: 'run' },
+          x: { field: 'value', type: 'quantitative', axis: { format: '%' }, title: null },
+          color: { field: 'run', type: 'nominal', scale: { domain: ['baseline', 'current'], range: ['#9aa5b1', '#1f5f99'] }, title: null },
+          tooltip: [{ field: 'metric' }, { field: 'run' }, { field: 'value', format: '.1%' }, { field: 'better', title: 'better when' }],
+        },
+        height: { step: 14 },
+      },
+    },
+  ];
+  const sig = diff.significance;
+  if (sig) {
+    charts.push({
+      id: 'verdict',
+      title: `Pass-rate change: ${sig.verdict} (${Math.round(sig.confidence * 100)}% interval, p = ${sig.p_value.toPrecision(3)})`,
+      spec: {
+        ...base,
+        height: 80,
+        data: { values: [{ label: 'current − baseline', delta: sig.delta, low: sig.ci_low, high: sig.ci_high, verdict: sig.verdict, p: sig.p_value, mde: sig.minimum_detectable_effect }] },
+        layer: [
+          { mark: { type: 'rule', strokeDash: [4, 4], color: '#777' }, encoding: { x: { datum: 0, type: 'quantitative' } } },
+          {
+            mark: { type: 'rule', strokeWidth: 3, tooltip: true },
+            encoding: {
+              y: { field: 'label', type: 'nominal', title: null },
+              x: { field: 'low', type: 'quantitative', axis: { format: '+%' }, title: 'pass-rate change', scale: { domain: [Math.min(-0.2, sig.ci_low), Math.max(0.2, sig.ci_high)] } },
+              x2: { field: 'high' },
+              color: { field: 'verdict', type: 'nominal', scale: { domain: ['regressed', 'inconclusive', 'improved'], range: ['#c23b3b', '#777777', '#2e9e5b'] }, legend: null },
+              tooltip: [{ field: 'verdict' }, { field: 'delta', format: '+.1%', title: 'change' }, { field: 'low', format: '+.1%', title: 'low' }, { field: 'high', format: '+.1%', title: 'high' }, { field: 'p', format: '.3g', title: 'p' }, { field: 'mde', format: '.1%', title: 'min. detectable' }],
+            },
+          },
+          {
+            mark: { type: 'point', filled: true, size: 90, tooltip: true },
+            encoding: {
+              y: { field: 'label', type: 'nominal' },
+              x: { field: 'delta', type: 'quantitative' },
+              color: { field: 'verdict', type: 'nominal', legend: null },
+              tooltip: [{ field: 'verdict' }, { field: 'delta', format: '+.1%', title: 'change' }],
+            },
+          },
+        ],
+      },
+    });
+  }
+  return charts;
+}
+
+/** Every chart of the report, in page order. */
+export function buildCharts(report: RunReport): Chart[] {
+  return [passRateByTag(report), failuresByLayer(report), ...baselineComparison(report), stepsDistribution(report), latencyAndTokens(report)];
+}
