@@ -8,7 +8,7 @@ export { RecordingModel } from './model/recordingModel.js';
 export { NoModel } from './model/noModel.js';
 export { ModelError, type Model, type ModelReply, type ModelRequest } from './model/types.js';
 export { defaultApprover, nonInteractiveApprover, TerminalApprover, type Approver } from './approval/approval.js';
-export { loadPolicy, defaultPolicyPath, PolicyFileError } from './policy/loadPolicy.js';
+export { loadPolicy, defaultPolicyPath } from './policy/loadPolicy.js';
 export { decideToolCall, decideShell, type Decision } from './policy/decide.js';
 export { hasBubblewrap, runCommand, sandboxEnv, type SandboxMode } from './sandbox/runCommand.js';
 export { toolDefinitions, TOOLS } from './tools/registry.js';

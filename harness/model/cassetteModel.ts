@@ -1,6 +1,7 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { CassetteSchema, type Cassette, type CassetteResponse } from '../../src/schema/cassette.js';
+import { JsonFileError, readJsonFile } from '../../src/schema/jsonFile.js';
 import type { ModelInfo } from '../../src/schema/trace.js';
 import { requestHash } from './requestHash.js';
 import { ModelError, type Model, type ModelCallContext, type ModelReply, type ModelRequest } from './types.js';
@@ -10,19 +11,12 @@ export function cassettePath(dir: string, taskId: string): string {
 }
 
 export function readCassette(file: string): Cassette {
-  let raw: unknown;
   try {
-    raw = JSON.parse(readFileSync(file, 'utf8'));
+    return readJsonFile(file, CassetteSchema, 'cassette');
   } catch (error) {
-    throw new ModelError('CASSETTE_INVALID', `${file}: not valid JSON: ${(error as Error).message}`);
+    if (error instanceof JsonFileError) throw new ModelError('CASSETTE_INVALID', error.message);
+    throw error;
   }
-  const parsed = CassetteSchema.safeParse(raw);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const field = issue?.path.join('.') || '(root)';
-    throw new ModelError('CASSETTE_INVALID', `${file}: field ${field}: ${issue?.message ?? 'invalid'}`);
-  }
-  return parsed.data;
 }
 
 /**

@@ -1,31 +1,19 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { JsonFileError, readJson, zodProblem } from '../schema/jsonFile.js';
 import { REPORT_SCHEMA_VERSION, RunReportSchema, type RunReport } from '../schema/report.js';
-
-export class ReportFileError extends Error {
-  readonly code = 'REPORT_INVALID';
-}
 
 /** Reads a report or baseline, refusing another schema version with a clear message. */
 export function readReport(file: string): RunReport {
-  if (!existsSync(file)) throw new ReportFileError(`${file}: file not found`);
-  let raw: unknown;
-  try {
-    raw = JSON.parse(readFileSync(file, 'utf8'));
-  } catch (error) {
-    throw new ReportFileError(`${file}: not valid JSON: ${(error as Error).message}`);
-  }
+  const raw = readJson(file, 'report');
   const version = (raw as { schema_version?: unknown } | null)?.schema_version;
   if (version !== REPORT_SCHEMA_VERSION) {
-    throw new ReportFileError(
+    throw new JsonFileError(
       `${file}: field schema_version: ${JSON.stringify(version ?? null)} is not ${REPORT_SCHEMA_VERSION}; re-create it with this tracegate (tracegate baseline save)`,
     );
   }
   const parsed = RunReportSchema.safeParse(raw);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new ReportFileError(`${file}: field ${issue?.path.join('.') || '(root)'}: ${issue?.message}`);
-  }
+  if (!parsed.success) throw new JsonFileError(`${file}: ${zodProblem(parsed.error)}`);
   return parsed.data;
 }
 

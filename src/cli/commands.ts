@@ -1,10 +1,10 @@
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { readReport, saveBaseline } from '../baseline/baselineFile.js';
 import { writeFile } from 'node:fs/promises';
 import { renderHtml } from '../reporters/html/renderHtml.js';
 import { traceStory } from '../reporters/traceStory.js';
+import { readJsonFile } from '../schema/jsonFile.js';
 import { createRedactor } from '../schema/redact.js';
 import { TraceSchema } from '../schema/trace.js';
 import { loadSuites } from '../suite/loadSuite.js';
@@ -39,18 +39,7 @@ export function registerReplay(program: Command, handle: Handle): void {
     .argument('<trace>', 'a trace file, e.g. reports/latest/traces/<task>.e0.json')
     .action(async (file: string) =>
       handle(async () => {
-        let raw: unknown;
-        try {
-          raw = JSON.parse(readFileSync(file, 'utf8'));
-        } catch (error) {
-          throw new CliError(`${file}: ${(error as Error).message}`, EXIT.BAD_INPUT);
-        }
-        const parsed = TraceSchema.safeParse(raw);
-        if (!parsed.success) {
-          const issue = parsed.error.issues[0];
-          throw new CliError(`${file}: field ${issue?.path.join('.') || '(root)'}: ${issue?.message} (expected a trace/v1 file)`, EXIT.BAD_INPUT);
-        }
-        process.stdout.write(traceStory(parsed.data) + '\n');
+        process.stdout.write(traceStory(readJsonFile(file, TraceSchema, 'trace')) + '\n');
         return EXIT.PASS;
       }),
     );

@@ -1,4 +1,3 @@
-import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { readReport } from '../baseline/baselineFile.js';
@@ -13,8 +12,9 @@ import { formatTerminal } from '../reporters/terminal.js';
 import { summaryMarkdownReporter } from '../reporters/summaryMarkdown.js';
 import type { Redactor } from '../schema/redact.js';
 import { GateRulesSchema, type GateRules } from '../schema/gate.js';
+import { readJsonFile } from '../schema/jsonFile.js';
 import { RunReportSchema, type RunReport } from '../schema/report.js';
-import { CliError, EXIT } from './exitCodes.js';
+import { EXIT } from './exitCodes.js';
 import { nonNegativeInt, probability, rate } from './parsers.js';
 
 export interface GateFlags {
@@ -46,26 +46,9 @@ export function addGateOptions(command: Command): Command {
     .option('--no-html', 'do not write report.html');
 }
 
-function readGateFile(file: string): GateRules {
-  if (!existsSync(file)) throw new CliError(`${file}: gate file not found`, EXIT.BAD_INPUT);
-  let raw: unknown;
-  try {
-    raw = JSON.parse(readFileSync(file, 'utf8'));
-  } catch (error) {
-    throw new CliError(`${file}: not valid JSON: ${(error as Error).message}`, EXIT.BAD_INPUT);
-  }
-  const parsed = GateRulesSchema.safeParse(raw);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const field = issue?.code === 'unrecognized_keys' ? issue.keys.join(', ') : issue?.path.join('.') || '(root)';
-    throw new CliError(`${file}: field ${field}: ${issue?.code === 'unrecognized_keys' ? 'unknown gate rule' : issue?.message}`, EXIT.BAD_INPUT);
-  }
-  return parsed.data;
-}
-
 /** Flags override the gate file; with neither, the defaults of src/gate apply. */
 function resolveRules(flags: GateFlags, hasBaseline: boolean): { rules: GateRules; source: string } {
-  const fromFile = flags.gate ? readGateFile(flags.gate) : {};
+  const fromFile = flags.gate ? readJsonFile(flags.gate, GateRulesSchema, 'gate file') : {};
   const fromFlags: GateRules = {
     ...(flags.minPassRate !== undefined ? { min_pass_rate: flags.minPassRate } : {}),
     ...(flags.maxDrop !== undefined ? { max_drop: flags.maxDrop } : {}),

@@ -1,8 +1,7 @@
-import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { HarnessSettings } from '../../harness/index.js';
+import { readJsonFile } from '../schema/jsonFile.js';
 import { VariantSchema } from '../schema/variant.js';
-import { CliError, EXIT } from './exitCodes.js';
 
 export interface LoadedVariant {
   name: string;
@@ -14,20 +13,7 @@ export interface LoadedVariant {
 
 /** Reads a variant file; its paths are relative to the file. Errors name file and field (exit 2). */
 export function loadVariant(file: string): LoadedVariant {
-  if (!existsSync(file)) throw new CliError(`${file}: variant file not found`, EXIT.BAD_INPUT);
-  let raw: unknown;
-  try {
-    raw = JSON.parse(readFileSync(file, 'utf8'));
-  } catch (error) {
-    throw new CliError(`${file}: not valid JSON: ${(error as Error).message}`, EXIT.BAD_INPUT);
-  }
-  const parsed = VariantSchema.safeParse(raw);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const field = issue?.code === 'unrecognized_keys' ? issue.keys.join(', ') : issue?.path.join('.') || '(root)';
-    throw new CliError(`${file}: field ${field}: ${issue?.code === 'unrecognized_keys' ? 'unknown field' : issue?.message}`, EXIT.BAD_INPUT);
-  }
-  const v = parsed.data;
+  const v = readJsonFile(file, VariantSchema, 'variant file');
   const dir = path.dirname(path.resolve(file));
   const harness: Partial<HarnessSettings> = {};
   if (v.system_prompt !== undefined) harness.systemPrompt = v.system_prompt;

@@ -120,6 +120,25 @@ function fingerprint(raw: RawTask): string {
   return createHash('sha256').update(JSON.stringify(definition)).digest('hex').slice(0, 16);
 }
 
+/** The optional first line `{"suite": {...}}`, its paths resolved against the suite's folder. */
+function parseHeader(json: object, at: { file: string; line: number; baseDir: string }, issues: SuiteIssue[]): LoadedSuite['header'] | null {
+  const parsed = SuiteHeaderSchema.safeParse(json);
+  if (!parsed.success) {
+    issues.push(...zodIssues(parsed.error, at.file, at.line));
+    return null;
+  }
+  const { description, cassettes, policy } = parsed.data.suite;
+  const resolveIn = (p: string | undefined, field: string) => {
+    if (p === undefined) return null;
+    const absolute = path.resolve(at.baseDir, p);
+    if (!existsSync(absolute)) {
+      issues.push({ file: at.file, line: at.line, field: `suite.${field}`, message: `${path.relative(process.cwd(), absolute)} does not exist` });
+    }
+    return path.relative(process.cwd(), absolute) || '.';
+  };
+  return { description: description ?? null, cassettes: resolveIn(cassettes, 'cassettes'), policy: resolveIn(policy, 'policy') };
+}
+
 /**
  * Reads and validates one JSONL suite. Every problem in the file is collected before failing, so a
  * user fixes them in one pass. Blank lines and lines starting with `#` are skipped.
@@ -153,26 +172,9 @@ export function loadSuite(file: string): LoadedSuite {
       return;
     }
     if ('suite' in json) {
-      if (sawEntry) {
-        issues.push({ file: display, line, field: 'suite', message: 'the suite header must be the first line' });
-        return;
-      }
+      if (sawEntry) issues.push({ file: display, line, field: 'suite', message: 'the suite header must be the first line' });
+      else Object.assign(header, parseHeader(json, { file: display, line, baseDir }, issues));
       sawEntry = true;
-      const parsedHeader = SuiteHeaderSchema.safeParse(json);
-      if (!parsedHeader.success) {
-        issues.push(...zodIssues(parsedHeader.error, display, line));
-        return;
-      }
-      const { description, cassettes, policy } = parsedHeader.data.suite;
-      const resolveIn = (p: string | undefined, field: string) => {
-        if (p === undefined) return null;
-        const absolute = path.resolve(baseDir, p);
-        if (!existsSync(absolute)) issues.push({ file: display, line, field: `suite.${field}`, message: `${path.relative(process.cwd(), absolute)} does not exist` });
-        return path.relative(process.cwd(), absolute) || '.';
-      };
-      header.description = description ?? null;
-      header.cassettes = resolveIn(cassettes, 'cassettes');
-      header.policy = resolveIn(policy, 'policy');
       return;
     }
     sawEntry = true;

@@ -98,3 +98,22 @@ describe('loadSuite', () => {
     expect(one.fingerprint).not.toBe(three.fingerprint);
   });
 });
+
+describe('suite header line', () => {
+  it('names cassettes and a policy relative to the suite, and must come first', () => {
+    const dir = tempDir();
+    mkdirSync(path.join(dir, 'tapes'));
+    writeFileSync(path.join(dir, 'p.json'), '{}');
+    const file = path.join(dir, 's.jsonl');
+    writeFileSync(file, [JSON.stringify({ suite: { cassettes: 'tapes', policy: 'p.json' } }), JSON.stringify({ id: 'a', prompt: 'p' })].join('\n'));
+    const { header } = loadSuite(file);
+    expect(path.resolve(header.cassettes!)).toBe(path.join(dir, 'tapes'));
+    expect(path.resolve(header.policy!)).toBe(path.join(dir, 'p.json'));
+
+    writeFileSync(file, [JSON.stringify({ id: 'a', prompt: 'p' }), JSON.stringify({ suite: {} }), JSON.stringify({ suite: { cassetes: 'x' } })].join('\n'));
+    const issues = issuesOf(file);
+    expect(issues.find((i) => i.line === 2)?.message).toMatch(/must be the first line/);
+    writeFileSync(file, [JSON.stringify({ suite: { cassetes: 'x', policy: 'missing.json' } }), JSON.stringify({ id: 'a', prompt: 'p' })].join('\n'));
+    expect(issuesOf(file)[0]).toMatchObject({ line: 1, field: 'suite.cassetes', message: 'unknown field' });
+  });
+});
