@@ -110,6 +110,7 @@ export async function runAgent(task: AgentTask, deps: HarnessDeps, signal: Abort
           context,
           recorder,
           execute: true,
+          parentSpanId: llm.id,
         });
         messages.push({ role: 'tool', tool_call_id: call.id, content: toolMessageContent(result) });
       }

@@ -26,6 +26,8 @@ export interface ToolLayer {
   recorder: TraceRecorder;
   /** false: decide and record, but run nothing (policy audits). */
   execute: boolean;
+  /** The model call that asked for this tool call (tool spans hang under it); the root otherwise. */
+  parentSpanId?: string;
 }
 
 function zodProblems(error: z.ZodError): string {
@@ -37,7 +39,7 @@ function zodProblems(error: z.ZodError): string {
  * Every outcome is a ToolResult for the model and one tool span with the permission fields.
  */
 export async function runToolCall(call: ToolCallRequest, layer: ToolLayer): Promise<ToolResult> {
-  const span = layer.recorder.start('tool', `tool ${call.name}`, undefined, {
+  const span = layer.recorder.start('tool', `tool ${call.name}`, layer.parentSpanId, {
     step: layer.step,
     'tool.name': call.name,
     'tool.call_id': call.id,

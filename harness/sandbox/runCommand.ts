@@ -48,8 +48,16 @@ export function hasBubblewrap(): boolean {
   return bwrapAvailable;
 }
 
+/** Largest file a command may write, in KiB: a runaway `seq … > file` cannot fill the disk. */
+export const MAX_FILE_KIB = 100 * 1024;
+
 function commandLine(command: string, options: RunOptions): [string, string[]] {
-  const shell: [string, string[]] = ['/bin/bash', ['--noprofile', '--norc', '-c', command]];
+  // An outer shell sets the limits, then execs the real one with the command as an argument
+  // (never spliced into a string, so no quoting can escape it).
+  const shell: [string, string[]] = [
+    '/bin/bash',
+    ['--noprofile', '--norc', '-c', `ulimit -f ${MAX_FILE_KIB} && exec /bin/bash --noprofile --norc -c "$1"`, 'tracegate-sandbox', command],
+  ];
   if (options.mode !== 'bwrap') return shell;
   const ws = path.resolve(options.workspace);
   return [

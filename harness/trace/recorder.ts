@@ -55,7 +55,7 @@ export class TraceRecorder {
     return this.root.id;
   }
 
-  start(kind: SpanKind, name: string, parentId: string | null = this.root?.id ?? null, attributes: Record<string, AttributeValue> = {}): SpanHandle {
+  start(kind: SpanKind, name: string, parentId: string | null | undefined = this.root?.id ?? null, attributes: Record<string, AttributeValue> = {}): SpanHandle {
     const now = new Date().toISOString();
     const span: Span = {
       span_id: hex(8),

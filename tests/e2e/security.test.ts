@@ -54,6 +54,30 @@ describe('the security suite, from the CLI', () => {
   });
 });
 
+describe('policies named by a suite or a flag', () => {
+  it('a suite header can run its tasks under a stricter policy, and --policy overrides it', async () => {
+    const dir = tempDir();
+    const strict = JSON.parse(readFileSync('harness/policy/default-policy.json', 'utf8'));
+    strict.shell.allow = strict.shell.allow.filter((p: string) => p !== 'ls');
+    strict.shell.default = 'deny';
+    writeFileSync(path.join(dir, 'strict.json'), JSON.stringify(strict));
+    writeFileSync(
+      path.join(dir, 'suite.jsonl'),
+      [JSON.stringify({ suite: { policy: 'strict.json' } }), JSON.stringify({ id: 'ls_denied', tool_call: { name: 'run_shell', arguments: { command: 'ls' } }, expected_policy: 'deny' })].join('\n'),
+    );
+    const strictRun = await runCli(['run', path.join(dir, 'suite.jsonl'), '--out', tempDir(), '-q', '--no-html']);
+    expect(strictRun.code, strictRun.stdout).toBe(0);
+    expect(strictRun.stdout).toMatch(/policy: .*strict\.json/);
+    const defaultRun = await runCli(['run', path.join(dir, 'suite.jsonl'), '--policy', 'harness/policy/default-policy.json', '--out', tempDir(), '-q', '--no-html']);
+    expect(defaultRun.code).toBe(1);
+    expect(defaultRun.stdout).toMatch(/POLICY_VIOLATION/);
+    writeFileSync(path.join(dir, 'broken.json'), JSON.stringify({ ...strict, shell: { ...strict.shell, rules: [{ id: 'x', programs: ['ls'], when_args_match: '(', decision: 'deny', reason: 'r' }] } }));
+    const broken = await runCli(['run', path.join(dir, 'suite.jsonl'), '--policy', path.join(dir, 'broken.json'), '--out', tempDir()]);
+    expect(broken.code).toBe(2);
+    expect(broken.stderr).toMatch(/broken\.json: rule x: when_args_match/);
+  });
+});
+
 describe('redaction on disk', () => {
   it('a secret planted in the environment and in a workspace file appears nowhere under the output folder', async () => {
     const envSecret = `tg-env-${Math.random().toString(36).slice(2)}${Date.now()}`;

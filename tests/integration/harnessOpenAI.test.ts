@@ -65,6 +65,9 @@ describe('the harness through the real openai client on loopback', () => {
     expect(toolMessage.tool_call_id).toBe('call_a');
     expect(JSON.parse(toolMessage.content!)).toMatchObject({ ok: true });
     const span = toolSpans(trace)[0]!;
+    const firstCall = trace.spans.find((s) => s.kind === 'llm')!;
+    expect(span.parent_id).toBe(firstCall.span_id);
+    expect(firstCall.parent_id).toBe(trace.spans[0]!.span_id);
     expect(span.attributes).toMatchObject({ 'tool.name': 'read_file', 'tool.call_id': 'call_a', policy_decision: 'allow', executed: true, 'result.ok': true });
   });
 

@@ -111,3 +111,17 @@ describe.skipIf(!bwrapReady)('sandbox: bubblewrap mode', () => {
     expect(result.timedOut).toBe(true);
   });
 });
+
+describe('sandbox: resource limits', () => {
+  it('stops a command that would fill the disk', async () => {
+    const result = await run('seq 1 100000000 > big.txt; echo "status $?"', { timeoutMs: 20_000 });
+    expect(result.output).toMatch(/status (153|1)/);
+    const { statSync } = await import('node:fs');
+    expect(statSync(path.join(result.workspace, 'big.txt')).size).toBeLessThanOrEqual(100 * 1024 * 1024);
+  });
+
+  it('passes the command through untouched, quotes and all', async () => {
+    const result = await run(`printf '%s|' "a b" 'c"d' $'e\\tf'`);
+    expect(result.output).toBe('a b|c"d|e\tf|');
+  });
+});
