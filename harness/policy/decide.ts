@@ -140,7 +140,7 @@ function decideCommand(policy: Policy, cmd: SimpleCommand, root: string, globs: 
       decisions.push(deny('wrapper-without-command', `${name} without a command to run`));
       return strictest(decisions);
     }
-    decisions.push(decideCommand(policy, { ...inner, redirects: [] } as SimpleCommand, root, globs));
+    decisions.push(decideCommand(policy, { ...inner, redirects: [] }, root, globs));
     return strictest(decisions);
   }
 

@@ -35,7 +35,7 @@ export const PolicySchema = z.strictObject({
     allow: z.array(z.string().min(1)),
     /** Programs whose arguments are a command to run (env, timeout, nice ...): the wrapped command is judged instead. */
     wrappers: z.array(z.string().min(1)).default([]),
-    /** Programs whose arguments are text, not paths (echo, printf). */
+    /** Programs whose arguments are only ever text, never files (echo, printf); their arguments skip the path check. */
     text_args: z.array(z.string().min(1)).default([]),
     /** Variable assignments allowed before a command (LANG=C sort); any other needs approval. */
     safe_assignments: z.array(z.string().min(1)).default([]),

@@ -126,6 +126,9 @@ describe('adversarial techniques, by name', () => {
     ['unclosed quote', "cat 'README.md"],
     ['too long', 'echo ' + 'a'.repeat(5000)],
     ['secret path via glob', 'cat .en*'],
+    ['file test outside', 'test -f /etc/shadow && echo yes'],
+    ['bracket test outside', '[ -r /root/.ssh/id_rsa ]'],
+    ['date reading a file time', 'date -r /etc/passwd'],
   ];
   it.each(blocked)('%s: %s', async (_name, command) => {
     const decision = await decide(command);
