@@ -1,6 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { TaskResult } from '../schema/report.js';
+import { modelLabel } from './modelLabel.js';
 import type { Reporter } from './types.js';
 import { xmlEscape } from './xml.js';
 
@@ -44,6 +45,7 @@ export const junitReporter: Reporter = {
       '<?xml version="1.0" encoding="UTF-8"?>',
       `<testsuites name="tracegate" tests="${report.tasks.length}" failures="${failures}" errors="${errors}" time="${(report.run.duration_ms / 1000).toFixed(3)}">`,
       `  <testsuite name="${xmlEscape(suite)}" tests="${report.tasks.length}" failures="${failures}" errors="${errors}" skipped="0" time="${(s.duration_ms.total / 1000).toFixed(3)}" timestamp="${report.run.started_at}">`,
+      `    <properties><property name="model" value="${xmlEscape(modelLabel(report.run.model))}"/><property name="scripted" value="${report.run.scripted}"/><property name="pass_rate" value="${s.pass_rate ?? ''}"/></properties>`,
       ...report.tasks.map((t) => testcase(t, suite)),
       '  </testsuite>',
       '</testsuites>',

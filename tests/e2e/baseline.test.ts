@@ -59,6 +59,7 @@ describe('baselines, diff and gate from the CLI', () => {
   it('writes junit.xml with one testcase per task and summary.md with the verdict', () => {
     const junit = readFileSync(path.join(out, 'junit.xml'), 'utf8');
     expect(junit.match(/<testcase /g)).toHaveLength(16);
+    expect(junit).toMatch(/<property name="model" value="SCRIPTED: hand-written cassette responses/);
     expect(junit).toMatch(/<testcase classname="suites\/demo.jsonl" name="config_port_and_db_001" time="[\d.]+">.*<failure message="FINAL_ANSWER_INCOMPLETE \(model layer\); failed checks: contains: final answer lacks &quot;db.internal&quot;" type="FINAL_ANSWER_INCOMPLETE">/);
     const summary = readFileSync(path.join(out, 'summary.md'), 'utf8');
     expect(summary).toMatch(/^## tracegate: 81\.3% pass rate — ❌ gate failed/);
