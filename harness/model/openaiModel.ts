@@ -54,9 +54,10 @@ export class OpenAIModel implements Model {
     return {
       content: message.content ?? null,
       refusal: message.refusal ?? null,
-      toolCalls: (message.tool_calls ?? []).flatMap((call) =>
+      toolCalls: (message.tool_calls ?? []).flatMap((call, i) =>
         call.type === 'function'
-          ? [{ id: call.id, name: call.function.name, arguments: call.function.arguments }]
+          ? // Some OpenAI-compatible servers omit ids or arguments; results must still pair with calls.
+            [{ id: call.id || `call_${ctx.step}_${i + 1}`, name: call.function.name, arguments: call.function.arguments ?? '' }]
           : [],
       ),
       usage: {

@@ -5,6 +5,8 @@ import { modelLabel } from './modelLabel.js';
 import type { Reporter } from './types.js';
 
 const MAX_ROWS = 15;
+/** GitHub refuses PR comments over 65,536 characters. */
+const MAX_CHARS = 60_000;
 const pct = (v: number | null | undefined) => (v === null || v === undefined ? 'n/a' : `${(v * 100).toFixed(1)}%`);
 const signed = (v: number | null, unit: 'points' | 'plain') =>
   v === null ? 'n/a' : unit === 'points' ? `${v >= 0 ? '+' : ''}${(v * 100).toFixed(1)} pts` : `${v >= 0 ? '+' : ''}${Number(v.toFixed(2))}`;
@@ -77,7 +79,8 @@ export function summaryMarkdown(report: RunReport): string {
     lines.push('', `### Gate (${mdText(gate.source)})`, '', '| rule | expected | actual | |', '| --- | --- | --- | --- |');
     for (const r of gate.results) lines.push(`| ${mdText(r.rule)} | ${mdText(r.expected)} | ${mdText(r.actual)} | ${r.passed ? '✅' : '❌'} |`);
   }
-  return lines.join('\n') + '\n';
+  const text = lines.join('\n') + '\n';
+  return text.length <= MAX_CHARS ? text : `${text.slice(0, MAX_CHARS)}\n\n…cut at ${MAX_CHARS} characters; report.json has everything.\n`;
 }
 
 export const summaryMarkdownReporter: Reporter = {

@@ -148,7 +148,8 @@ export function loadSuite(file: string): LoadedSuite {
   if (!existsSync(file) || !statSync(file).isFile()) {
     throw new SuiteError([{ file: display, line: 0, field: null, message: 'suite file not found' }]);
   }
-  const text = readFileSync(file, 'utf8');
+  // A byte-order mark (editors on Windows add one) is not part of the first task.
+  const text = readFileSync(file, 'utf8').replace(/^\uFEFF/, '');
   const baseDir = path.dirname(path.resolve(file));
   const issues: SuiteIssue[] = [];
   const tasks: Task[] = [];

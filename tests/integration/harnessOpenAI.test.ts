@@ -102,6 +102,16 @@ describe('the harness through the real openai client on loopback', () => {
     expect(trace.final_answer.text).toBe('5');
   });
 
+  it('pairs results with calls when the server sends no tool-call ids', async () => {
+    const { server, baseURL } = await serve((_b, i) => (i === 0 ? { tool_calls: [{ id: '', name: 'list_files', arguments: '{"path":"."}' }] } : { content: 'done' }));
+    const trace = await run(new OpenAIModel({ model: 'm', baseURL }), 'list', workspace());
+    expect(trace.final_answer.text).toBe('done');
+    const sent = server.requests[1]!.body.messages;
+    const call = sent.find((m) => m.role === 'assistant')!.tool_calls![0] as { id: string };
+    expect(call.id).toBe('call_1_1');
+    expect(sent.find((m) => m.role === 'tool')!.tool_call_id).toBe('call_1_1');
+  });
+
   it('stops at max_steps', async () => {
     const { baseURL } = await serve(() => ({ tool_calls: [{ name: 'list_files', arguments: '{"path":"."}' }] }));
     const trace = await run(new OpenAIModel({ model: 'm', baseURL }), 'loop', workspace(), 3);

@@ -117,3 +117,12 @@ describe('suite header line', () => {
     expect(issuesOf(file)[0]).toMatchObject({ line: 1, field: 'suite.cassetes', message: 'unknown field' });
   });
 });
+
+describe('real-world files', () => {
+  it('accepts a byte-order mark and CRLF line ends', () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'windows.jsonl');
+    writeFileSync(file, '\uFEFF' + [JSON.stringify({ id: 'a', prompt: 'p' }), JSON.stringify({ id: 'b', prompt: 'q' })].join('\r\n') + '\r\n');
+    expect(loadSuite(file).tasks.map((t) => t.id)).toEqual(['a', 'b']);
+  });
+});
