@@ -116,8 +116,9 @@ describe('sandbox: resource limits', () => {
   it('stops a command that would fill the disk', async () => {
     const result = await run('seq 1 100000000 > big.txt; echo "status $?"', { timeoutMs: 20_000 });
     expect(result.output).toMatch(/status (153|1)/);
-    const { statSync } = await import('node:fs');
+    const { rmSync, statSync } = await import('node:fs');
     expect(statSync(path.join(result.workspace, 'big.txt')).size).toBeLessThanOrEqual(100 * 1024 * 1024);
+    rmSync(result.workspace, { recursive: true, force: true });
   });
 
   it('passes the command through untouched, quotes and all', async () => {
