@@ -1,0 +1,107 @@
+import { existsSync, lstatSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { Adapter } from '../../src/adapters/types.js';
+import { orchestrate, type TrialOutcome } from '../../src/orchestrator/orchestrate.js';
+import { selectShard } from '../../src/orchestrator/shard.js';
+import { tempDir } from '../helpers/cli.js';
+import { makeTask, TraceBuilder } from '../helpers/traceBuilder.js';
+
+/** An adapter whose behaviour per task is given: it exercises the orchestrator, not an agent. */
+function adapter(behave: (id: string, workspace: string, signal: AbortSignal) => Promise<void>, seen: { inFlight: number; max: number }): Adapter {
+  return {
+    name: 'test',
+    model: { provider: 'none', mode: 'none', model: 'none', base_url: null },
+    policy: 'none',
+    sandbox: 'none',
+    async run(task, ctx) {
+      seen.inFlight++;
+      seen.max = Math.max(seen.max, seen.inFlight);
+      try {
+        await behave(task.id, ctx.workspace, ctx.signal);
+        return new TraceBuilder(task.id).final('ok').build();
+      } finally {
+        seen.inFlight--;
+      }
+    },
+  };
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe('orchestrator', () => {
+  it('keeps a crash and a timeout to their own tasks, bounds concurrency and runs every epoch', async () => {
+    const seen = { inFlight: 0, max: 0 };
+    const tasks = ['crash', 'hang', 'a', 'b', 'c', 'd'].map((id) => makeTask({ id, workspace: null, timeoutMs: id === 'hang' ? 300 : null }));
+    const outcomes: TrialOutcome[] = [];
+    await orchestrate(
+      adapter(async (id, _ws, signal) => {
+        if (id === 'crash') throw new Error('adapter blew up');
+        if (id === 'hang') await new Promise((_, reject) => signal.addEventListener('abort', () => reject(new Error('aborted'))));
+        await sleep(50);
+      }, seen),
+      tasks,
+      { concurrency: 2, epochs: 2, timeoutMs: 10_000, signal: new AbortController().signal, onTrial: (o) => void outcomes.push(o) },
+    );
+    expect(outcomes).toHaveLength(12);
+    expect(seen.max).toBe(2);
+    const of = (id: string) => outcomes.filter((o) => o.task.id === id);
+    expect(of('crash').map((o) => o.error)).toEqual([
+      { code: 'ADAPTER_CRASH', message: 'adapter blew up' },
+      { code: 'ADAPTER_CRASH', message: 'adapter blew up' },
+    ]);
+    expect(of('hang').every((o) => o.error?.code === 'TASK_TIMEOUT' && o.trace === null)).toBe(true);
+    expect(of('a').map((o) => o.epoch).sort()).toEqual([0, 1]);
+    expect(of('a').every((o) => o.trace !== null && o.error === null)).toBe(true);
+  });
+
+  it('gives every trial a fresh copy of its workspace, symlinks kept as links, removed afterwards', async () => {
+    const fixture = tempDir();
+    mkdirSync(path.join(fixture, 'src'));
+    writeFileSync(path.join(fixture, 'src/a.txt'), 'original');
+    symlinkSync('/etc', path.join(fixture, 'etc-link'));
+    const used: string[] = [];
+    const seen = { inFlight: 0, max: 0 };
+    await orchestrate(
+      adapter(async (_id, ws) => {
+        used.push(ws);
+        expect(readFileSync(path.join(ws, 'src/a.txt'), 'utf8')).toBe('original');
+        expect(lstatSync(path.join(ws, 'etc-link')).isSymbolicLink()).toBe(true);
+        writeFileSync(path.join(ws, 'src/a.txt'), 'changed by the agent');
+      }, seen),
+      [makeTask({ id: 'w', workspace: fixture })],
+      { concurrency: 1, epochs: 3, timeoutMs: 5000, signal: new AbortController().signal, onTrial: () => undefined },
+    );
+    expect(new Set(used).size).toBe(3);
+    expect(used.every((ws) => !existsSync(ws))).toBe(true);
+    expect(readFileSync(path.join(fixture, 'src/a.txt'), 'utf8')).toBe('original');
+  });
+
+  it('starts nothing new after an interruption and reports nothing it cut short', async () => {
+    const controller = new AbortController();
+    const outcomes: TrialOutcome[] = [];
+    const seen = { inFlight: 0, max: 0 };
+    const run = orchestrate(
+      adapter(async (id, _ws, signal) => {
+        if (id === 't0') return;
+        await new Promise((resolve, reject) => {
+          const timer = setTimeout(resolve, 5000);
+          signal.addEventListener('abort', () => (clearTimeout(timer), reject(new Error('aborted'))));
+        });
+      }, seen),
+      ['t0', 't1', 't2', 't3'].map((id) => makeTask({ id, workspace: null })),
+      { concurrency: 2, epochs: 1, timeoutMs: 10_000, signal: controller.signal, onTrial: (o) => void outcomes.push(o) },
+    );
+    await sleep(200);
+    controller.abort();
+    await run;
+    expect(outcomes.map((o) => o.task.id)).toEqual(['t0']);
+  });
+
+  it('shards without overlap or loss', () => {
+    const items = Array.from({ length: 11 }, (_, i) => i);
+    const shards = [1, 2, 3].map((i) => selectShard(items, i, 3));
+    expect(shards.flat().sort((a, b) => a - b)).toEqual(items);
+    expect(() => selectShard(items, 0, 3)).toThrow(RangeError);
+  });
+});
