@@ -93,6 +93,19 @@ describe.skipIf(!CHROMIUM)('report.html in headless Chromium', () => {
     await page.close();
   });
 
+  it('opens a linked task (#task=…) with its embedded trace', async () => {
+    const file = path.join(demoOut, 'report.html');
+    const page = await browser.newPage();
+    const seen = watch(page);
+    await page.goto(`${pathToFileURL(file).href}#task=missing_readme_recovery_001`);
+    await page.locator('#detail .timeline').waitFor();
+    expect(await page.locator('#detail h2').textContent()).toBe('missing_readme_recovery_001');
+    expect(await page.locator('#detail .timeline > li').count()).toBe(7);
+    expect(await page.locator('#detail').textContent()).not.toMatch(/not embedded/);
+    expect(seen.consoleErrors).toEqual([]);
+    await page.close();
+  });
+
   it('shows the baseline and current traces of a regressed task side by side', async () => {
     const out = tempDir();
     const result = await runCli(['compare', 'suites/demo.jsonl', '--a', 'suites/demo/variants/a.json', '--b', 'suites/demo/variants/b.json', '--out', out, '-q']);

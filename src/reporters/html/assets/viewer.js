@@ -242,9 +242,17 @@
   // ---------- task detail and trace viewer ----------
   var traceElements = null;
   var traceCache = {};
+  // The trace blocks come after this script, so they exist only once the document is parsed.
+  var documentParsed = new Promise(function (resolve) {
+    if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', resolve);
+    else resolve();
+  });
   /** Inflates one embedded trace (gzip, base64) on first use; resolves to null when absent. */
   function loadTrace(file) {
     if (!file) return Promise.resolve(null);
+    return documentParsed.then(function () { return inflateTrace(file); });
+  }
+  function inflateTrace(file) {
     if (!traceElements) {
       traceElements = {};
       document.querySelectorAll('script.trace').forEach(function (el) { traceElements[el.dataset.file] = el; });
