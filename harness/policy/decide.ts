@@ -237,7 +237,7 @@ function outwardSymlinks(root: string, cache: { outward: string[] | undefined })
   return cache.outward;
 }
 
-export function scanOutwardSymlinks(root: string): string[] {
+function scanOutwardSymlinks(root: string): string[] {
   const found: string[] = [];
   const queue = [root];
   let seen = 0;

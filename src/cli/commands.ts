@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import { readReport, saveBaseline } from '../baseline/baselineFile.js';
 import { writeFile } from 'node:fs/promises';
 import { renderHtml } from '../reporters/html/renderHtml.js';
+import { jsonReporter } from '../reporters/jsonReporter.js';
 import { traceStory } from '../reporters/traceStory.js';
 import { readJsonFile } from '../schema/jsonFile.js';
 import { createRedactor } from '../schema/redact.js';
@@ -119,7 +120,6 @@ export function registerCompare(program: Command, handle: Handle): void {
       const aDir = path.join(outDir, 'a');
       process.stderr.write(`variant A (${variantA.name}) → ${path.relative(process.cwd(), aDir)}\n`);
       const reportA = await runInto(prepared, flags, variantA, aDir);
-      const { jsonReporter } = await import('../reporters/jsonReporter.js');
       await jsonReporter.write(prepared.redactor.deep(reportA), aDir);
       process.stderr.write(`variant B (${variantB.name}) → ${path.relative(process.cwd(), outDir)}\n`);
       const reportB = await runInto(prepared, flags, variantB, outDir);
