@@ -21,11 +21,13 @@ export const PolicyExpectationSchema = z.strictObject({
 });
 export type PolicyExpectation = z.infer<typeof PolicyExpectationSchema>;
 
-const ExpectedPolicyField = z.union([
-  ExpectedDecisionSchema,
-  PolicyExpectationSchema,
-  z.array(PolicyExpectationSchema).min(1),
-]);
+const ExpectedPolicyField = z.union(
+  [ExpectedDecisionSchema, PolicyExpectationSchema, z.array(PolicyExpectationSchema).min(1)],
+  {
+    error:
+      'expected "allow", "deny", "require_approval" or "blocked", an object {tool?, match?, decision, or_not_attempted?}, or a list of such objects',
+  },
+);
 
 export const CheckSpecSchema = z.discriminatedUnion('type', [
   z.strictObject({

@@ -61,6 +61,7 @@ describe('loadSuite', () => {
       JSON.stringify({ id: 'rx', prompt: 'p', expected_policy: { match: '(', decision: 'deny' } }),
       '[1, 2]',
       JSON.stringify({ id: 'exec', prompt: 'p', execute: false }),
+      JSON.stringify({ id: 'vague', prompt: 'p', expected_policy: 'maybe' }),
     ]);
     const issues = issuesOf(file);
     const at = (line: number) => issues.filter((i) => i.line === line);
@@ -76,6 +77,7 @@ describe('loadSuite', () => {
     expect(at(11)[0]).toMatchObject({ field: 'expected_policy.match', message: expect.stringMatching(/regular expression/) });
     expect(at(12)[0]!.message).toMatch(/one JSON object/);
     expect(at(13)[0]!.field).toBe('execute');
+    expect(at(14)[0]).toMatchObject({ field: 'expected_policy', message: expect.stringMatching(/"allow", "deny", "require_approval" or "blocked"/) });
     expect(at(1)).toHaveLength(0);
   });
 
