@@ -109,6 +109,13 @@ function providerOf(flags: RunFlags, variant: LoadedVariant | null, prepared: Pr
       EXIT.BAD_INPUT,
     );
   }
+  const baseUrl = flags.baseUrl ?? process.env['OPENAI_BASE_URL'];
+  if (!baseUrl && !process.env[flags.apiKeyEnv]) {
+    throw new CliError(
+      `${flags.apiKeyEnv} is not set, and api.openai.com needs a key; for a local server (vLLM, Ollama, llama.cpp) pass --base-url URL or set OPENAI_BASE_URL`,
+      EXIT.BAD_INPUT,
+    );
+  }
   return { provider, model, cassettes: undefined } as const;
 }
 

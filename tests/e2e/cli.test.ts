@@ -62,6 +62,9 @@ describe('tracegate CLI, end to end', () => {
     const result = await runCli(['run', path.join(dir, 'agent.jsonl'), '--out', tempDir()], { env: { OPENAI_MODEL: '', OPENAI_BASE_URL: '' } });
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/no model configured/);
+    const keyless = await runCli(['run', path.join(dir, 'agent.jsonl'), '--model', 'gpt-4o-mini', '--out', tempDir()], { env: { OPENAI_API_KEY: '', OPENAI_BASE_URL: '' } });
+    expect(keyless.code).toBe(2);
+    expect(keyless.stderr).toMatch(/OPENAI_API_KEY is not set, and api\.openai\.com needs a key/);
     // The demo names its own cassettes in its header line, and the report says they are scripts.
     const demo = await runCli(['run', 'suites/demo.jsonl', '--grep', 'read_summarize', '--out', tempDir(), '--no-html']);
     expect(demo.code).toBe(0);
