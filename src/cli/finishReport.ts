@@ -30,7 +30,6 @@ export interface GateFlags {
   html: boolean;
 }
 
-export type FinishOptions = GateFlags;
 
 export function addGateOptions(command: Command): Command {
   return command

@@ -146,7 +146,7 @@ function suiteDefaults(suites: LoadedSuite[]): PreparedRun['suiteDefaults'] {
   return { cassettes: pick('cassettes'), policy: pick('policy') };
 }
 
-export function buildAdapter(flags: RunFlags, variant: LoadedVariant | null, prepared: PreparedRun): Adapter {
+function buildAdapter(flags: RunFlags, variant: LoadedVariant | null, prepared: PreparedRun): Adapter {
   const { redactor } = prepared;
   const { provider, model, cassettes } = providerOf(flags, variant, prepared);
   return createHarnessAdapter({
