@@ -5,6 +5,13 @@ import { pairedSignificance } from './significance.js';
 
 const CHANGE_ORDER: TaskChange[] = ['regressed', 'errored', 'reason_changed', 'fixed', 'still_failing', 'new', 'removed', 'unchanged'];
 
+/** Judged and errored trials of a task: what its weight in the paired test comes from. */
+export function trialCounts(task: TaskResult): { passed: number; judged: number; errored: number } {
+  const passed = task.trials.filter((t) => t.status === 'passed').length;
+  const failed = task.trials.filter((t) => t.status === 'failed').length;
+  return { passed, judged: passed + failed, errored: task.trials.length - passed - failed };
+}
+
 function side(task: TaskResult): NonNullable<TaskDiff['baseline']> {
   return {
     status: task.status,
@@ -12,6 +19,7 @@ function side(task: TaskResult): NonNullable<TaskDiff['baseline']> {
     failure_reason: task.failure_reason,
     failure_layer: task.failure_layer,
     steps: task.steps,
+    trials: trialCounts(task),
   };
 }
 
@@ -85,7 +93,9 @@ export function diffReports(
   if (changed.length > 0) notes.push(`${changed.length} task(s) changed definition since the baseline and are left out of the significance test: ${changed.slice(0, 10).join(', ')}`);
   if (counts.errored > 0) notes.push(`${counts.errored} task(s) errored on one side; errors are not counted as regressions`);
   if (baseline.run.scripted || current.run.scripted) notes.push('one or both runs replayed hand-written scripts, not a model');
-  if (baseline.run.epochs !== current.run.epochs) notes.push(`epochs differ: baseline ${baseline.run.epochs}, current ${current.run.epochs}`);
+  if (baseline.run.epochs !== current.run.epochs) {
+    notes.push(`epochs differ: baseline ${baseline.run.epochs}, current ${current.run.epochs}; the paired test weighs each task by its judged trials on both sides`);
+  }
 
   // Paired tasks: judged on both sides, same definition.
   const paired = current.tasks.flatMap((cur) => {
@@ -96,8 +106,16 @@ export function diffReports(
   const epochs = Math.min(current.run.epochs, baseline.run.epochs);
   const significance =
     paired.length > 0
-      ? pairedSignificance(paired.map((p) => ({ baseline: p.base.pass_fraction!, current: p.cur.pass_fraction! })), epochs, alpha)
+      ? pairedSignificance(
+          paired.map((p) => {
+            const b = trialCounts(p.base);
+            const c = trialCounts(p.cur);
+            return { baseline: b, current: c, errored: { baseline: b.errored, current: c.errored } };
+          }),
+          alpha,
+        )
       : null;
+  if (significance?.weak?.length) notes.push(`weak comparison: ${significance.weak.join('; ')}`);
 
   const bothPass = paired.filter((p) => p.base.status === 'passed' && p.cur.status === 'passed');
   const metrics: MetricDiff[] = [

@@ -1,22 +1,23 @@
 import jstat from 'jstat';
 import type { Significance } from '../schema/diff.js';
+import { stratifiedExact, type TaskCounts } from './stratifiedExact.js';
+
+export type { TaskCounts } from './stratifiedExact.js';
 
 const { jStat } = jstat;
 const POWER = 0.8;
+/** Below this many paired tasks a comparison is called weak whatever its p-value. */
+const FEW_PAIRS = 10;
+/** Above this share of errored trials on either side a comparison is called weak. */
+const MANY_ERRORS = 0.1;
 
-export interface PairedOutcome {
-  /** Baseline and current pass fraction of one task (0 or 1 with a single trial). */
-  baseline: number;
-  current: number;
+/** One paired task: its judged trials on each side, and how many trials errored (not judged). */
+export interface PairedTask extends TaskCounts {
+  errored?: { baseline: number; current: number };
 }
 
 function zQuantile(p: number): number {
   return jStat.normal.inv(p, 0, 1);
-}
-
-function verdictOf(pValue: number, delta: number, alpha: number): Significance['verdict'] {
-  if (pValue >= alpha || delta === 0) return 'inconclusive';
-  return delta < 0 ? 'regressed' : 'improved';
 }
 
 /** Two-sided exact McNemar test: the flips are Binomial(b + c, 1/2) under no change. */
@@ -27,98 +28,127 @@ export function exactMcNemarP(improved: number, regressed: number): number {
 }
 
 /**
- * Confidence interval for a paired difference of proportions: Wald with the Agresti–Min
- * adjustment (half a count added to every cell), which holds its coverage at small counts.
+ * A task's weight: the inverse of the variance factor 1/n_b + 1/n_c of its pass-fraction
+ * difference. Equal trial counts give equal weights; a task judged once weighs less than one
+ * judged three times. With these weights the weighted change is exactly the exact test's statistic.
  */
-export function pairedProportionInterval(improved: number, regressed: number, pairs: number, confidence: number): [number, number] {
-  const b = improved + 0.5;
-  const c = regressed + 0.5;
-  const n = pairs + 2;
-  const d = (b - c) / n;
-  const se = Math.sqrt(Math.max(0, b + c - ((b - c) * (b - c)) / n)) / n;
-  const z = zQuantile(1 - (1 - confidence) / 2);
-  return [Math.max(-1, d - z * se), Math.min(1, d + z * se)];
+export function taskWeight(t: TaskCounts): number {
+  const nb = t.baseline.judged;
+  const nc = t.current.judged;
+  return nb > 0 && nc > 0 ? (nb * nc) / (nb + nc) : 0;
 }
 
-/** Paired t-test on per-task differences; returns t, p (two-sided) and the interval for the mean. */
-export function pairedT(differences: number[], confidence: number): { mean: number; t: number; p: number; low: number; high: number } {
-  const n = differences.length;
-  const mean = differences.reduce((s, d) => s + d, 0) / n;
-  if (n < 2) return { mean, t: 0, p: 1, low: -1, high: 1 };
-  const variance = differences.reduce((s, d) => s + (d - mean) ** 2, 0) / (n - 1);
-  if (variance === 0) {
-    return mean === 0 ? { mean, t: 0, p: 1, low: 0, high: 0 } : { mean, t: Math.sign(mean) * Infinity, p: 0, low: mean, high: mean };
+const fraction = (side: { passed: number; judged: number }) => side.passed / side.judged;
+/** Agresti–Caffo: one pass and one failure added to a side before estimating its variance (never zero). */
+const adjustedVariance = (side: { passed: number; judged: number }) => {
+  const p = (side.passed + 1) / (side.judged + 2);
+  return (p * (1 - p)) / (side.judged + 2);
+};
+
+/**
+ * Weighted mean change in pass fraction, its interval and the minimum detectable effect. The
+ * interval is Wald on the weighted mean with a Student t quantile on pairs − 1 degrees of freedom;
+ * its spread is the larger of the observed (sandwich) spread and an Agresti–Caffo trial-level floor.
+ */
+export function weightedChange(tasks: TaskCounts[], confidence: number, alpha: number) {
+  const weights = tasks.map(taskWeight);
+  const total = weights.reduce((s, w) => s + w, 0);
+  if (total === 0) return { delta: 0, low: -1, high: 1, mde: null };
+  const delta = tasks.reduce((s, t, i) => s + weights[i]! * (fraction(t.current) - fraction(t.baseline)), 0) / total;
+  // The larger of two spreads: the observed spread of per-task changes (robust to tasks changing
+  // differently) and the trial-level floor (keeps the interval honest when nothing varied).
+  const k = tasks.length;
+  const observed = k < 2 ? 0 : (k / (k - 1)) * tasks.reduce((s, t, i) => s + weights[i]! ** 2 * (fraction(t.current) - fraction(t.baseline) - delta) ** 2, 0) / total ** 2;
+  const floor = tasks.reduce((s, t, i) => s + weights[i]! ** 2 * (adjustedVariance(t.baseline) + adjustedVariance(t.current)), 0) / total ** 2;
+  const variance = Math.max(observed, floor);
+  const df = Math.max(1, tasks.length - 1);
+  const q = jStat.studentt.inv(1 - (1 - confidence) / 2, df);
+  const se = Math.sqrt(variance);
+  // Planning spread for the MDE: both sides at the pooled (adjusted) pass rate of each task.
+  const nullVariance = tasks.reduce((s, t, i) => {
+    const pooled = (t.baseline.passed + t.current.passed + 1) / (t.baseline.judged + t.current.judged + 2);
+    return s + weights[i]! * pooled * (1 - pooled);
+  }, 0) / total ** 2;
+  const mde = Math.min(1, (zQuantile(1 - alpha / 2) + zQuantile(POWER)) * Math.sqrt(nullVariance));
+  return { delta, low: Math.max(-1, delta - q * se), high: Math.min(1, delta + q * se), mde };
+}
+
+function weakReasons(tasks: PairedTask[], minAttainableP: number, informative: number, alpha: number): string[] {
+  const weak: string[] = [];
+  if (tasks.length < FEW_PAIRS) weak.push(`only ${tasks.length} paired task(s)`);
+  if (minAttainableP >= alpha) {
+    weak.push(`no outcome of these ${informative} informative task(s) could reach p < ${alpha} (smallest attainable p = ${minAttainableP.toPrecision(3)})`);
   }
-  const se = Math.sqrt(variance / n);
-  const t = mean / se;
-  const p = Math.min(1, 2 * (1 - jStat.studentt.cdf(Math.abs(t), n - 1)));
-  const q = jStat.studentt.inv(1 - (1 - confidence) / 2, n - 1);
-  return { mean, t, p, low: mean - q * se, high: mean + q * se };
-}
-
-/**
- * The smallest pass-rate change detectable with 80% power: (z_{1-α/2} + z_{power}) · sd / √n.
- * sd is the observed spread of per-task differences, or, when every task agreed, the spread two
- * independent runs at the baseline pass rate would show (a planning value).
- */
-function minimumDetectableEffect(sd: number, baselineRate: number, trials: number, pairs: number, alpha: number): number | null {
-  if (pairs === 0) return null;
-  const planning = Math.sqrt((2 * baselineRate * (1 - baselineRate)) / trials);
-  const spread = sd > 0 ? sd : planning;
-  if (spread === 0) return null;
-  return Math.min(1, ((zQuantile(1 - alpha / 2) + zQuantile(POWER)) * spread) / Math.sqrt(pairs));
-}
-
-/**
- * Compares two runs task by task. One trial per task: exact McNemar on the tasks that flipped.
- * Several epochs: a paired t-test on per-task pass fractions. Verdict at `alpha`, two-sided.
- */
-export function pairedSignificance(outcomes: PairedOutcome[], epochs: number, alpha = 0.05): Significance {
-  const pairs = outcomes.length;
-  const confidence = 1 - alpha;
-  const differences = outcomes.map((o) => o.current - o.baseline);
-  const improved = differences.filter((d) => d > 0).length;
-  const regressed = differences.filter((d) => d < 0).length;
-  const delta = pairs === 0 ? 0 : differences.reduce((s, d) => s + d, 0) / pairs;
-  const baselineRate = pairs === 0 ? 0 : outcomes.reduce((s, o) => s + o.baseline, 0) / pairs;
-  const sd = pairs < 2 ? 0 : Math.sqrt(differences.reduce((s, d) => s + (d - delta) ** 2, 0) / (pairs - 1));
-  const mde = minimumDetectableEffect(sd, baselineRate, epochs, pairs, alpha);
-
-  if (epochs <= 1) {
-    const p = exactMcNemarP(improved, regressed);
-    const [low, high] = pairedProportionInterval(improved, regressed, pairs, confidence);
-    const verdict = verdictOf(p, delta, alpha);
-    return {
-      method: 'exact_mcnemar',
-      pairs,
-      regressed,
-      improved,
-      delta,
-      ci_low: low,
-      ci_high: high,
-      confidence,
-      p_value: p,
-      alpha,
-      verdict,
-      minimum_detectable_effect: mde,
-      explanation: `${regressed} task(s) went pass→fail and ${improved} fail→pass of ${pairs} paired; exact McNemar p=${p.toPrecision(3)}; ${verdict}`,
+  const unequal = tasks.filter((t) => t.baseline.judged !== t.current.judged).length;
+  if (unequal > 0) {
+    const range = (side: 'baseline' | 'current') => {
+      const n = tasks.map((t) => t[side].judged);
+      return Math.min(...n) === Math.max(...n) ? `${n[0]}` : `${Math.min(...n)}–${Math.max(...n)}`;
     };
+    weak.push(`${unequal} task(s) have different judged trial counts on the two sides (baseline ${range('baseline')}, current ${range('current')}); the side with fewer trials limits what can be detected`);
   }
-  const t = pairedT(differences, confidence);
-  const verdict = verdictOf(t.p, t.mean, alpha);
+  for (const side of ['baseline', 'current'] as const) {
+    const errored = tasks.reduce((s, t) => s + (t.errored?.[side] ?? 0), 0);
+    const judged = tasks.reduce((s, t) => s + t[side].judged, 0);
+    if (errored > 0 && errored / (errored + judged) > MANY_ERRORS) {
+      weak.push(`${errored} of ${errored + judged} ${side} trials of the paired tasks errored and were not judged`);
+    }
+  }
+  return weak;
+}
+
+/**
+ * Compares two runs task by task, valid for any trial counts on either side. The test is the exact
+ * stratified permutation test on judged trials (exact McNemar when every task has one judged trial
+ * per side); the estimate is the weighted mean change in pass fraction. Two-sided at `alpha`.
+ */
+export function pairedSignificance(tasks: PairedTask[], alpha = 0.05): Significance {
+  const confidence = 1 - alpha;
+  const usable = tasks.filter((t) => t.baseline.judged > 0 && t.current.judged > 0);
+  const pairs = usable.length;
+  const diffs = usable.map((t) => fraction(t.current) - fraction(t.baseline));
+  const improved = diffs.filter((d) => d > 0).length;
+  const regressed = diffs.filter((d) => d < 0).length;
+  const exact = stratifiedExact(usable);
+  const change = weightedChange(usable, confidence, alpha);
+  const mcnemar = pairs > 0 && usable.every((t) => t.baseline.judged === 1 && t.current.judged === 1);
+  const method: Significance['method'] = mcnemar ? 'exact_mcnemar' : exact.method === 'normal' ? 'stratified_normal' : 'stratified_exact';
+  const p = exact.p;
+  const verdict: Significance['verdict'] = p >= alpha || change.delta === 0 ? 'inconclusive' : change.delta < 0 ? 'regressed' : 'improved';
+  const why = mcnemar
+    ? 'every paired task has one judged trial on each side: exact McNemar on the tasks that flipped'
+    : exact.method === 'normal'
+      ? 'too many trials for exact enumeration: normal approximation (continuity-corrected) of the stratified permutation test'
+      : 'several or unequal judged trials per task: exact stratified permutation test (trials relabelled within each task, all relabellings enumerated)';
+  const weak = weakReasons(usable, exact.minAttainableP, exact.informative, alpha);
+  const interval = `${Math.round(confidence * 100)}% CI`;
   return {
-    method: 'paired_t',
+    method,
     pairs,
     regressed,
     improved,
-    delta: t.mean,
-    ci_low: Math.max(-1, t.low),
-    ci_high: Math.min(1, t.high),
+    delta: change.delta,
+    ci_low: change.low,
+    ci_high: change.high,
     confidence,
-    p_value: t.p,
+    p_value: p,
     alpha,
     verdict,
-    minimum_detectable_effect: mde,
-    explanation: `mean per-task pass-fraction change ${(t.mean * 100).toFixed(1)} points over ${pairs} paired tasks × ${epochs} epochs; paired t p=${t.p.toPrecision(3)}; ${verdict}`,
+    minimum_detectable_effect: pairs === 0 ? null : change.mde,
+    explanation:
+      `${regressed} task(s) fell and ${improved} rose of ${pairs} paired (${exact.informative} informative); ` +
+      `weighted Δ ${(change.delta * 100).toFixed(1)} points, ${interval} [${(change.low * 100).toFixed(1)}, ${(change.high * 100).toFixed(1)}]; ` +
+      `${method} p=${p.toPrecision(3)}; ${verdict}${weak.length ? ' (weak comparison)' : ''}`,
+    why,
+    informative_pairs: exact.informative,
+    min_attainable_p: exact.minAttainableP,
+    weak,
+    trials: {
+      baseline_judged: usable.reduce((s, t) => s + t.baseline.judged, 0),
+      current_judged: usable.reduce((s, t) => s + t.current.judged, 0),
+      baseline_errored: usable.reduce((s, t) => s + (t.errored?.baseline ?? 0), 0),
+      current_errored: usable.reduce((s, t) => s + (t.errored?.current ?? 0), 0),
+    },
+    interval_method: 'weighted mean ± t(pairs − 1) × max(observed spread, Agresti–Caffo trial-level spread)',
   };
 }

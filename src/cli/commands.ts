@@ -1,3 +1,4 @@
+import { mkdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { readReport, saveBaseline } from '../baseline/baselineFile.js';
@@ -51,16 +52,39 @@ export function registerDiff(program: Command, handle: Handle): void {
     .command('diff')
     .description('diff a stored report against a baseline, apply the gate and rewrite the report files')
     .argument('<report>', 'report.json of a run')
-    .argument('<baseline>', 'baseline report, e.g. baselines/demo.json')
-    .option('-o, --out <dir>', 'where to write (default: the report\'s folder)');
+    .argument('[baseline]', 'baseline report, e.g. baselines/demo.json (or give it as -b/--baseline; not both)')
+    .option('-o, --out <dir>', "where to write (default: the report's folder); created if missing");
   addGateOptions(command);
-  command.action(async (reportFile: string, baselineFile: string, flags: GateFlags & { out?: string }) =>
+  command.addHelpText('after', '\nThe baseline is the second argument or -b/--baseline FILE; giving two different ones is an error.\nExit codes: 0 gate passed, 1 gate failed, 2 bad input or usage (also an --out that cannot be created), 3 could not run.');
+  command.action(async (reportFile: string, positional: string | undefined, flags: GateFlags & { out?: string }) =>
     handle(async () => {
+      const baselineFile = diffBaseline(positional, flags.baseline);
       const report = readReport(reportFile);
       const outDir = path.resolve(flags.out ?? path.dirname(reportFile));
+      ensureOutDir(outDir);
       return finishReport(report, outDir, { ...flags, baseline: baselineFile }, createRedactor());
     }),
   );
+}
+
+/** One baseline, from the positional argument or -b/--baseline; two different ones is a usage error. */
+export function diffBaseline(positional: string | undefined, flag: string | undefined): string {
+  if (positional && flag && path.resolve(positional) !== path.resolve(flag)) {
+    throw new CliError(`two baselines given: ${positional} (argument) and ${flag} (--baseline); give one`, EXIT.BAD_INPUT);
+  }
+  const file = positional ?? flag;
+  if (!file) throw new CliError('diff needs a baseline: tracegate diff REPORT BASELINE (or --baseline BASELINE)', EXIT.BAD_INPUT);
+  return file;
+}
+
+/** The output folder exists (created if missing) and is a folder, before anything is written. */
+function ensureOutDir(outDir: string): void {
+  try {
+    mkdirSync(outDir, { recursive: true });
+    if (!statSync(outDir).isDirectory()) throw new Error('not a folder');
+  } catch (error) {
+    throw new CliError(`--out ${outDir}: cannot write there (${(error as Error).message})`, EXIT.BAD_INPUT);
+  }
 }
 
 export function registerBaseline(program: Command, handle: Handle): void {

@@ -20,6 +20,8 @@ const Side = z.object({
   failure_reason: FailureReasonSchema.nullable(),
   failure_layer: LayerSchema.nullable(),
   steps: z.number(),
+  /** Trials of this task by outcome on this side (errored trials are not judged). */
+  trials: z.object({ passed: z.number().int(), judged: z.number().int(), errored: z.number().int() }).optional(),
 });
 
 export const TaskDiffSchema = z.object({
@@ -48,7 +50,8 @@ export const MetricDiffSchema = z.object({
 export type MetricDiff = z.infer<typeof MetricDiffSchema>;
 
 export const SignificanceSchema = z.object({
-  method: z.enum(['exact_mcnemar', 'paired_t']),
+  /** paired_t: older reports only; new ones use the exact tests. */
+  method: z.enum(['exact_mcnemar', 'stratified_exact', 'stratified_normal', 'paired_t']),
   /** Tasks judged in both runs with an unchanged definition. */
   pairs: z.number().int(),
   regressed: z.number().int(),
@@ -64,6 +67,18 @@ export const SignificanceSchema = z.object({
   /** Smallest pass-rate change this many tasks and epochs detect with 80% power at alpha. */
   minimum_detectable_effect: z.number().nullable(),
   explanation: z.string(),
+  /** Which test ran and why (absent in older reports). */
+  why: z.string().optional(),
+  /** Paired tasks whose pooled trials were not all passes or all failures: the ones the test can use. */
+  informative_pairs: z.number().int().optional(),
+  /** The smallest p-value any outcome with these trial counts could give. */
+  min_attainable_p: z.number().optional(),
+  /** Why this comparison is weak (few pairs, unequal trial counts, many errored trials); empty when it is not. */
+  weak: z.array(z.string()).optional(),
+  trials: z
+    .object({ baseline_judged: z.number().int(), current_judged: z.number().int(), baseline_errored: z.number().int(), current_errored: z.number().int() })
+    .optional(),
+  interval_method: z.string().optional(),
 });
 export type Significance = z.infer<typeof SignificanceSchema>;
 

@@ -33,6 +33,7 @@ describe('import boundaries', () => {
       ...sources(path.join(ROOT, 'src/classify')),
       path.join(ROOT, 'src/baseline/diff.ts'),
       path.join(ROOT, 'src/baseline/significance.ts'),
+      path.join(ROOT, 'src/baseline/stratifiedExact.ts'),
       path.join(ROOT, 'src/gate/gate.ts'),
       path.join(ROOT, 'src/orchestrator/shard.ts'),
     ];

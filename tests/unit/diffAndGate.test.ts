@@ -127,3 +127,50 @@ describe('epochs in the report', () => {
     expect(report.tasks.find((t) => t.id === 'infra')).toMatchObject({ status: 'errored', pass_fraction: null });
   });
 });
+
+describe('the diff on every shape of data (issue 12)', () => {
+  const many = (n: number, trials: (i: number) => string) => Array.from({ length: n }, (_, i) => ({ id: `t${i}`, trials: trials(i) }));
+
+  it('a 1-epoch baseline against a 3-epoch run with the same pass rates is not a regression', () => {
+    // 30 tasks, each 90% in both: baseline one trial, current three; old behaviour said "regressed".
+    const before = makeReport(many(30, (i) => (i % 10 === 0 ? 'f' : 'p')));
+    const after = makeReport(many(30, (i) => (i % 10 === 0 ? 'fpp' : i % 10 === 5 ? 'ppf' : 'ppp')));
+    const diff = diffReports(after, before, 'b.json');
+    expect(diff.significance).toMatchObject({ method: 'stratified_exact', verdict: 'inconclusive' });
+    expect(diff.significance!.why).toMatch(/unequal judged trials/);
+    expect(diff.notes.join('\n')).toMatch(/epochs differ: baseline 1, current 3; the paired test weighs each task by its judged trials/);
+    expect(diff.notes.join('\n')).toMatch(/weak comparison: .*different judged trial counts/);
+    const gate = evaluateGate({ ...after, diff }, defaultRules(true), 'defaults');
+    expect(gate.results.find((r) => r.rule === 'no_significant_regression')!.passed).toBe(true);
+  });
+
+  it('two tasks going 3/3 → 2/3 are inconclusive and do not fail the significance rule', () => {
+    const before = makeReport([{ id: 'a', trials: 'ppp' }, { id: 'b', trials: 'ppp' }]);
+    const after = makeReport([{ id: 'a', trials: 'ppf' }, { id: 'b', trials: 'pfp' }]);
+    const diff = diffReports(after, before, 'b.json');
+    expect(diff.significance).toMatchObject({ verdict: 'inconclusive', p_value: 0.5, pairs: 2 });
+    expect(diff.significance!.ci_high - diff.significance!.ci_low).toBeGreaterThan(0.5);
+    expect(diff.notes.join('\n')).toMatch(/weak comparison: only 2 paired task/);
+    const gate = evaluateGate({ ...after, diff }, { no_significant_regression: true }, 't');
+    expect(gate.passed).toBe(true);
+  });
+
+  it('a partly errored task weighs by its judged trials, and the diff shows each side\'s trial counts', () => {
+    const before = makeReport([{ id: 'half', trials: 'ppp' }, { id: 'full', trials: 'ppp' }]);
+    const after = makeReport([{ id: 'half', trials: 'eef' }, { id: 'full', trials: 'ppf' }]);
+    const diff = diffReports(after, before, 'b.json');
+    // Weights 3·1/(3+1) = 0.75 and 3·3/(3+3) = 1.5: (0.75·(−1) + 1.5·(−1/3)) / 2.25.
+    expect(diff.significance!.delta).toBeCloseTo(-1.25 / 2.25, 12);
+    expect(diff.significance!.trials).toEqual({ baseline_judged: 6, current_judged: 4, baseline_errored: 0, current_errored: 2 });
+    expect(diff.tasks.find((t) => t.id === 'half')!.current!.trials).toEqual({ passed: 0, judged: 1, errored: 2 });
+    expect(diff.significance!.weak!.join(' ')).toMatch(/2 of 6 current trials of the paired tasks errored/);
+  });
+
+  it('ten partly errored tasks that fail their one judged trial: p from the exact distribution, (1/4)^10 · 2', () => {
+    const before = makeReport(many(10, () => 'ppp'));
+    const after = makeReport(many(10, () => 'eef'));
+    const sig = diffReports(after, before, 'b.json').significance!;
+    expect(sig.p_value).toBeCloseTo(2 / 4 ** 10, 15);
+    expect(sig.verdict).toBe('regressed');
+  });
+});
