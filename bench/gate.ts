@@ -7,18 +7,7 @@
  * `--epochs auto` (src/runner/adaptivePlan.ts) on the same agents.
  */
 import { pairedSignificance, taskWeight, type PairedTask } from '../src/baseline/significance.js';
-
-/** Deterministic PRNG (mulberry32) so the numbers in docs/statistics.md can be reproduced. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { rng, simulateAdaptive, type AdaptiveSimulation } from './adaptiveSim.js';
 
 const SIMULATIONS = Number(process.env['SIMULATIONS'] ?? 2_000);
 const ALPHA = 0.05;
@@ -145,6 +134,24 @@ shapes.forEach((shape, i) => {
     `| ${shape.label}${shape.errorRate ? '' : ''} | ${shape.tasks} | ${shape.baselineEpochs}→${shape.currentEpochs} | ${pct(r.falseAlarm)} | ${pct(r.anySignificant)} | ${pct(r.power)} at ${Math.round(shape.drop * 100)} pts | ${pct(r.coveredNull)} | ${pct(r.coveredDrop)} | ${pct(r.halfWidth)} |`,
   );
 });
+
+console.log('\n--epochs auto: staged re-runs of the current side against a fixed baseline (100 tasks, realistic mix; O\'Brien–Fleming alpha spending, futility from a third of the trials)\n');
+console.log('| baseline epochs | --max-epochs | A/A flagged "regressed" | power at 5 pts | mean trials A/A | mean trials at 5 pts | 3 full epochs | power of 3 fixed epochs, same baseline |');
+console.log('| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
+const ADAPTIVE_RUNS = Math.max(300, Math.round(SIMULATIONS / 2));
+const adaptiveRows: AdaptiveSimulation[] = [
+  { tasks: 100, baselineEpochs: 3, maxEpochs: 6, budgetEpochs: null, alpha: ALPHA },
+  { tasks: 100, baselineEpochs: 10, maxEpochs: 5, budgetEpochs: null, alpha: ALPHA },
+  { tasks: 100, baselineEpochs: 30, maxEpochs: 4, budgetEpochs: null, alpha: ALPHA },
+  { tasks: 100, baselineEpochs: 30, maxEpochs: 5, budgetEpochs: null, alpha: ALPHA },
+];
+adaptiveRows.forEach((row, i) => {
+  const r = simulateAdaptive(row, realistic, ADAPTIVE_RUNS, 5000 + i);
+  const fixed = measure({ label: '', tasks: row.tasks, baselineEpochs: row.baselineEpochs, currentEpochs: 3, mixture: realistic, drop: 0.05 }, 6000 + i);
+  if (r.falseAlarm > ALPHA / 2 + 3 * Math.sqrt((ALPHA / 2) * (1 - ALPHA / 2) / ADAPTIVE_RUNS)) failed = true;
+  console.log(`| ${row.baselineEpochs} | ${row.maxEpochs} | ${pct(r.falseAlarm)} | ${pct(r.power)} | ${r.callsNull.toFixed(0)} | ${r.callsDrop.toFixed(0)} | ${row.tasks * 3} | ${pct(fixed.power)} |`);
+});
+console.log(`(${ADAPTIVE_RUNS} simulated A/A and A/B runs per row)`);
 
 console.log(`\ntook ${((performance.now() - started) / 1000).toFixed(1)} s`);
 if (failed) {

@@ -53,6 +53,20 @@ export interface ExactResult {
   method: 'exact' | 'normal';
 }
 
+/** The test statistic standardised under no change: (current passes − expected) / null sd; 0 when nothing varies. */
+export function conditionalZ(tasks: TaskCounts[]): number {
+  let diff = 0;
+  let variance = 0;
+  for (const t of tasks) {
+    const n = t.baseline.judged + t.current.judged;
+    const s = t.baseline.passed + t.current.passed;
+    if (t.baseline.judged === 0 || t.current.judged === 0 || s === 0 || s === n) continue;
+    diff += t.current.passed - (t.current.judged * s) / n;
+    variance += (t.baseline.judged * t.current.judged * s * (n - s)) / (n * n * (n - 1));
+  }
+  return variance > 0 ? diff / Math.sqrt(variance) : 0;
+}
+
 /**
  * Exact stratified permutation test (the exact conditional test of Mantel–Haenszel / Birch): within
  * each task the judged trials are pooled and relabelled; the statistic is the total of current

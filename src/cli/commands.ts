@@ -137,6 +137,7 @@ export function registerCompare(program: Command, handle: Handle): void {
   command.addHelpText('after', '\nA runs into <out>/a, B into <out>; <out>/report.json is B with its diff against A.\nExit codes: 0 gate passed, 1 gate failed (e.g. a regression), 2 bad input, 3 could not run.');
   command.action(async (suites: string[], flags: RunFlags & { a: string; b: string }) =>
     handle(async () => {
+      if (flags.epochs === 'auto') throw new CliError('compare does not take --epochs auto yet: run B with --epochs auto --baseline <A report> instead', EXIT.BAD_INPUT);
       const prepared = prepareRun(suites, flags);
       const variantA = loadVariant(flags.a);
       const variantB = loadVariant(flags.b);

@@ -27,3 +27,8 @@ export function probability(value: string): number {
   if (!Number.isFinite(n) || n <= 0 || n >= 1) throw new InvalidArgumentError('expected a number between 0 and 1, e.g. 0.05');
   return n;
 }
+
+/** --epochs: a whole number of at least 1, or `auto` (staged re-runs, see docs/statistics.md). */
+export function epochsOption(value: string): number | 'auto' {
+  return value === 'auto' ? 'auto' : positiveInt(value);
+}

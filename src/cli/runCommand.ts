@@ -11,7 +11,9 @@ import { loadSuites, type LoadedSuite } from '../suite/loadSuite.js';
 import { executeRun } from '../runner/executeRun.js';
 import { CliError, EXIT } from './exitCodes.js';
 import { addGateOptions, finishReport, type GateFlags } from './finishReport.js';
-import { positiveInt } from './parsers.js';
+import { epochsOption, positiveInt } from './parsers.js';
+import { runAdaptive } from '../runner/adaptiveEpochs.js';
+import { readReport } from '../baseline/baselineFile.js';
 import { loadVariant, type LoadedVariant } from './variantOption.js';
 
 export interface RunFlags extends GateFlags {
@@ -25,7 +27,10 @@ export interface RunFlags extends GateFlags {
   policy?: string;
   sandbox: 'process' | 'bwrap';
   concurrency: number;
-  epochs: number;
+  epochs: number | 'auto';
+  maxEpochs?: number;
+  budget?: number;
+  budgetTokens?: number;
   timeout: number;
   maxSteps?: number;
   shard?: string;
@@ -49,7 +54,10 @@ export function addRunOptions(command: Command, { variant }: { variant: boolean 
     .option('--policy <file>', 'permission policy JSON for the harness (default: harness/policy/default-policy.json)')
     .addOption(new Option('--sandbox <mode>', 'how run_shell is isolated: its own process group, or bubblewrap namespaces').choices(['process', 'bwrap']).default('process'))
     .option('-j, --concurrency <n>', 'tasks run at once', positiveInt, 4)
-    .option('--epochs <k>', 'run every task K times (pass@k, pass^k, flaky tasks)', positiveInt, 1)
+    .option('--epochs <k|auto>', 'run every task K times (pass@k, pass^k, flaky tasks); auto: re-run in stages only where more trials can still move the verdict against --baseline', epochsOption, 1)
+    .option('--max-epochs <k>', 'with --epochs auto: most trials any task gets (default 5)', positiveInt)
+    .option('--budget <trials>', 'with --epochs auto: most trials (agent runs) for the whole run', positiveInt)
+    .option('--budget-tokens <n>', 'with --epochs auto: stop re-running once the run has used about this many tokens', positiveInt)
     .option('--timeout <ms>', 'per-task time limit in milliseconds; a task over it is errored', positiveInt, 300_000)
     .option('--max-steps <n>', 'step limit for tasks that set none (default 10)', positiveInt)
     .option('--shard <i/n>', 'run only shard i of n (1-based), to split a suite across CI jobs')
@@ -167,7 +175,7 @@ function buildAdapter(flags: RunFlags, variant: LoadedVariant | null, prepared: 
 }
 
 /** Runs the prepared tasks into `outDir`. Ctrl-C stops new trials and keeps the finished ones. */
-export async function runInto(prepared: PreparedRun, flags: RunFlags, variant: LoadedVariant | null, outDir: string): Promise<RunReport> {
+export async function runInto(prepared: PreparedRun, flags: RunFlags, variant: LoadedVariant | null, outDir: string, adaptiveBaseline?: RunReport): Promise<RunReport> {
   const adapter = buildAdapter(flags, variant, prepared);
   const controller = new AbortController();
   const onSignal = () => {
@@ -178,15 +186,17 @@ export async function runInto(prepared: PreparedRun, flags: RunFlags, variant: L
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   try {
-    return await executeRun({
+    const fixedEpochs = flags.epochs === 'auto' ? (flags.maxEpochs ?? DEFAULT_MAX_EPOCHS) : flags.epochs;
+    const execute = (trialsWanted?: (task: Task) => number, resume = flags.resume) => executeRun({
       ...prepared,
       adapter,
       outDir,
       concurrency: flags.concurrency,
-      epochs: flags.epochs,
+      epochs: fixedEpochs,
+      trialsWanted,
       timeoutMs: flags.timeout,
       variant: variant ? { name: variant.name, file: variant.file } : null,
-      resume: flags.resume,
+      resume,
       signal: controller.signal,
       onProgress: flags.quiet
         ? undefined
@@ -197,13 +207,38 @@ export async function runInto(prepared: PreparedRun, flags: RunFlags, variant: L
                 : trial.status === 'errored'
                   ? ` ${trial.error?.code}: ${trial.error?.message.slice(0, 120)}`
                   : '';
-            process.stderr.write(`[${done}/${total}] ${trial.status.padEnd(7)} ${taskId}${flags.epochs > 1 ? ` #${trial.epoch}` : ''}${detail}\n`);
+            process.stderr.write(`[${done}/${total}] ${trial.status.padEnd(7)} ${taskId}${fixedEpochs > 1 ? ` #${trial.epoch}` : ''}${detail}\n`);
           },
     });
+    if (flags.epochs !== 'auto') return await execute();
+    if (!adaptiveBaseline) throw new CliError('--epochs auto needs --baseline: stages re-run only where more trials can still move the verdict against it', EXIT.BAD_INPUT);
+    const adaptive = await runAdaptive({
+      maxEpochs: fixedEpochs,
+      budgetTrials: flags.budget ?? null,
+      budgetTokens: flags.budgetTokens ?? null,
+      alpha: flags.alpha ?? 0.05,
+      baseline: adaptiveBaseline,
+      tasks: prepared.tasks,
+      resume: flags.resume,
+      execute: (trialsWanted, resume) => execute(trialsWanted, resume),
+      log: (line) => process.stderr.write(`epochs auto: ${line}\n`),
+    });
+    // The diff's paired test runs at the nominal level of the look the run stopped at.
+    flags.alpha = adaptive.finalLevel;
+    return adaptive.report;
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
   }
+}
+
+const DEFAULT_MAX_EPOCHS = 5;
+
+/** --max-epochs and the budgets only mean something with --epochs auto, which needs a baseline. */
+export function checkAdaptiveFlags(flags: RunFlags): void {
+  const extras = [flags.maxEpochs !== undefined && '--max-epochs', flags.budget !== undefined && '--budget', flags.budgetTokens !== undefined && '--budget-tokens'].filter(Boolean);
+  if (flags.epochs !== 'auto' && extras.length) throw new CliError(`${extras.join(', ')} need --epochs auto`, EXIT.BAD_INPUT);
+  if (flags.epochs === 'auto' && !flags.baseline) throw new CliError('--epochs auto needs --baseline: stages re-run only where more trials can still move the verdict against it', EXIT.BAD_INPUT);
 }
 
 export function registerRun(program: Command, handle: (work: () => Promise<number>) => Promise<void>): void {
@@ -228,7 +263,9 @@ Exit codes: 0 gate passed, 1 gate failed, 2 bad input or usage, 3 could not run.
       const prepared = prepareRun(suites, flags);
       const variant = flags.variant ? loadVariant(flags.variant) : null;
       const outDir = path.resolve(flags.out);
-      const report = await runInto(prepared, flags, variant, outDir);
+      checkAdaptiveFlags(flags);
+      const baseline = flags.epochs === 'auto' && flags.baseline ? readReport(flags.baseline) : undefined;
+      const report = await runInto(prepared, flags, variant, outDir, baseline);
       return finishReport(report, outDir, flags, prepared.redactor);
     });
   });

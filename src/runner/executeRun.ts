@@ -26,6 +26,8 @@ export interface ExecuteOptions {
   redactor: Redactor;
   signal: AbortSignal;
   onProgress?: (done: number, total: number, trial: Trial, taskId: string) => void;
+  /** Per-task trial count, at most `epochs` (--epochs auto runs stages through this). Default: epochs. */
+  trialsWanted?: (task: Task) => number;
 }
 
 export const TRACES_DIR = 'traces';
@@ -59,8 +61,9 @@ export async function executeRun(options: ExecuteOptions): Promise<RunReport> {
     }
     trials.set(task.id, kept);
   }
-  const isDone = (task: Task, epoch: number) => trials.get(task.id)!.some((t) => t.epoch === epoch);
-  const total = options.tasks.length * options.epochs;
+  const wanted = (task: Task) => Math.min(options.epochs, options.trialsWanted?.(task) ?? options.epochs);
+  const isDone = (task: Task, epoch: number) => epoch >= wanted(task) || trials.get(task.id)!.some((t) => t.epoch === epoch);
+  const total = options.tasks.reduce((s, t) => s + wanted(t), 0);
   let finished = [...trials.values()].reduce((s, t) => s + t.length, 0);
 
   const startedAt = new Date();

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { AdaptiveRunSchema, AdaptiveTaskSchema } from './adaptive.js';
 import { DiffSchema } from './diff.js';
 import { GateResultSchema } from './gate.js';
 import { EvidenceSchema, FailureReasonSchema, LayerSchema, StatusSchema } from './taxonomy.js';
@@ -63,6 +64,8 @@ export const TaskResultSchema = z.object({
   duration_ms: z.number().nonnegative(),
   error: z.object({ code: z.string(), message: z.string() }).nullable(),
   trials: z.array(TrialSchema).min(1),
+  /** Under --epochs auto: how many trials this task got and why no more. */
+  adaptive: AdaptiveTaskSchema.optional(),
 });
 export type TaskResult = z.infer<typeof TaskResultSchema>;
 
@@ -115,6 +118,8 @@ export const RunInfoSchema = z.object({
   concurrency: z.number().int().positive(),
   shard: z.object({ index: z.number().int(), total: z.number().int() }).nullable(),
   interrupted: z.boolean(),
+  /** Present when the run used --epochs auto (epochs is then the most any task could get). */
+  adaptive: AdaptiveRunSchema.optional(),
 });
 export type RunInfo = z.infer<typeof RunInfoSchema>;
 

@@ -34,6 +34,8 @@ describe('import boundaries', () => {
       path.join(ROOT, 'src/baseline/diff.ts'),
       path.join(ROOT, 'src/baseline/significance.ts'),
       path.join(ROOT, 'src/baseline/stratifiedExact.ts'),
+      path.join(ROOT, 'src/baseline/groupSequential.ts'),
+      path.join(ROOT, 'src/baseline/adaptivePlan.ts'),
       path.join(ROOT, 'src/gate/gate.ts'),
       path.join(ROOT, 'src/orchestrator/shard.ts'),
     ];

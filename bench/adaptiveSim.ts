@@ -1,0 +1,66 @@
+/** Simulated `--epochs auto` runs against a fixed baseline, driven by the same planner the CLI uses. */
+import { planNextStage, type AdaptiveSettings, type TaskTrials } from '../src/baseline/adaptivePlan.js';
+
+/** Deterministic PRNG (mulberry32) so the numbers in docs/statistics.md can be reproduced. */
+export function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+export interface AdaptiveSimulation {
+  tasks: number;
+  baselineEpochs: number;
+  maxEpochs: number;
+  /** Budget in current trials per task (3 = three full epochs); null: --max-epochs bounds it. */
+  budgetEpochs: number | null;
+  alpha: number;
+}
+
+function run(sim: AdaptiveSimulation, base: number[], cur: number[], random: () => number) {
+  const settings: AdaptiveSettings = { maxEpochs: sim.maxEpochs, budget: sim.budgetEpochs === null ? null : sim.budgetEpochs * sim.tasks, alpha: sim.alpha };
+  const tasks: TaskTrials[] = base.map((p, i) => {
+    let passed = 0;
+    for (let k = 0; k < sim.baselineEpochs; k++) if (random() < p) passed++;
+    return { id: `t${i}`, baseline: { passed, judged: sim.baselineEpochs }, current: { passed: 0, judged: 0, errored: 0 } };
+  });
+  const once = (i: number) => {
+    tasks[i]!.current.judged++;
+    if (random() < cur[i]!) tasks[i]!.current.passed++;
+  };
+  tasks.forEach((_, i) => once(i));
+  let spent = tasks.length;
+  const fractions: number[] = [];
+  for (let stage = 1; ; stage++) {
+    const decision = planNextStage(tasks, stage, spent, settings, fractions);
+    fractions.push(decision.look.fraction);
+    if (decision.done) return { verdict: decision.look.verdict, calls: spent };
+    for (const id of decision.rerun) once(Number(id.slice(1)));
+    spent += decision.rerun.length;
+  }
+}
+
+export function simulateAdaptive(sim: AdaptiveSimulation, mixture: (tasks: number, random: () => number) => number[], runs: number, seed: number, drop = 0.05) {
+  const random = rng(seed);
+  let falseAlarm = 0;
+  let power = 0;
+  let callsNull = 0;
+  let callsDrop = 0;
+  for (let r = 0; r < runs; r++) {
+    const base = mixture(sim.tasks, random);
+    const aa = run(sim, base, base, random);
+    if (aa.verdict === 'regressed') falseAlarm++;
+    callsNull += aa.calls;
+    const mean = base.reduce((a, b) => a + b, 0) / base.length;
+    const factor = Math.max(0, 1 - drop / mean);
+    const ab = run(sim, base, base.map((p) => p * factor), random);
+    if (ab.verdict === 'regressed') power++;
+    callsDrop += ab.calls;
+  }
+  return { falseAlarm: falseAlarm / runs, power: power / runs, callsNull: callsNull / runs, callsDrop: callsDrop / runs };
+}
