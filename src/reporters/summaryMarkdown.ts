@@ -41,6 +41,13 @@ export function summaryMarkdown(report: RunReport): string {
   lines.push('| ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
   lines.push(`| ${s.total} | ${s.passed} | ${s.failed} | ${s.errored} | ${pct(s.pass_rate)} | ${s.steps.mean.toFixed(1)} | ${s.tokens.total} |`);
   if (s.epochs > 1) lines.push('', `pass@${s.epochs} ${pct(s.pass_at_k)} · pass^${s.epochs} ${pct(s.pass_hat_k)} · flaky tasks ${s.flaky}`);
+  const auto = report.run.adaptive;
+  if (auto) {
+    const perTask = new Map<number, number>();
+    for (const t of report.tasks) perTask.set(t.trials.length, (perTask.get(t.trials.length) ?? 0) + 1);
+    const spread = [...perTask].sort((a, b) => a[0] - b[0]).map(([n, count]) => `${count} task(s) × ${n}`).join(', ');
+    lines.push('', `**Epochs auto:** ${auto.trials_run} trials in ${auto.stages.length} stage(s) (at most ${auto.max_epochs} per task): ${spread}. Stopped: ${mdText(auto.stop_reason)}. Final look tested at p ≤ ${auto.final_level.toPrecision(3)} (alpha ${auto.alpha} spent over the looks).`);
+  }
 
   const diff = report.diff;
   if (diff) {
