@@ -121,7 +121,7 @@ export function pairedSignificance(tasks: PairedTask[], alpha = 0.05): Significa
       ? 'too many trials for exact enumeration: normal approximation (continuity-corrected) of the stratified permutation test'
       : 'several or unequal judged trials per task: exact stratified permutation test (trials relabelled within each task, all relabellings enumerated)';
   const weak = weakReasons(usable, exact.minAttainableP, exact.informative, alpha);
-  const interval = `${Math.round(confidence * 100)}% CI`;
+  const interval = `${Number((confidence * 100).toFixed(1))}% CI`;
   return {
     method,
     pairs,

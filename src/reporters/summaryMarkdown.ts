@@ -56,7 +56,7 @@ export function summaryMarkdown(report: RunReport): string {
     lines.push('', `${c.regressed} regressed · ${c.fixed} fixed · ${c.reason_changed} changed reason · ${c.still_failing} still failing · ${c.new} new · ${c.removed} removed · ${c.errored} errored`);
     if (diff.significance) {
       const g = diff.significance;
-      lines.push('', `**Paired test (${g.method.replaceAll('_', ' ')}):** ${g.verdict} — Δ ${signed(g.delta, 'points')} [${pct(g.ci_low)}, ${pct(g.ci_high)}] at ${Math.round(g.confidence * 100)}%, p = ${g.p_value.toPrecision(3)}; minimum detectable effect ${pct(g.minimum_detectable_effect)}`);
+      lines.push('', `**Paired test (${g.method.replaceAll('_', ' ')}):** ${g.verdict} — Δ ${signed(g.delta, 'points')} [${pct(g.ci_low)}, ${pct(g.ci_high)}] at ${Number((g.confidence * 100).toFixed(1))}%, p = ${g.p_value.toPrecision(3)}; minimum detectable effect ${pct(g.minimum_detectable_effect)}`);
       if (g.why) lines.push('', `Why this test: ${mdText(g.why)}.${g.weak?.length ? ` **Weak comparison:** ${mdText(g.weak.join('; '))}.` : ''}`);
     }
     lines.push('', '| metric | baseline | current | Δ |', '| --- | ---: | ---: | ---: |');

@@ -165,7 +165,7 @@ function baselineComparison(report: RunReport): Chart[] {
   if (sig) {
     charts.push({
       id: 'verdict',
-      title: `Pass-rate change: ${sig.verdict} (${Math.round(sig.confidence * 100)}% interval, p = ${sig.p_value.toPrecision(3)})`,
+      title: `Pass-rate change: ${sig.verdict} (${Number((sig.confidence * 100).toFixed(1))}% interval, p = ${sig.p_value.toPrecision(3)})`,
       spec: {
         ...base,
         height: 80,

@@ -97,7 +97,7 @@
       h('p', null, c.regressed + ' regressed · ' + c.fixed + ' fixed · ' + c.reason_changed + ' changed reason · ' + c.still_failing +
         ' still failing · ' + c.unchanged + ' unchanged · ' + c.new + ' new · ' + c.removed + ' removed · ' + c.errored + ' errored'),
       sig ? h('p', { class: 'verdict verdict-' + token(sig.verdict) }, 'Paired test (' + sig.method.split('_').join(' ') + '): ', h('strong', null, sig.verdict),
-        ' — change ' + signedPts(sig.delta) + ', ' + Math.round(sig.confidence * 100) + '% interval [' + signedPts(sig.ci_low) + ', ' + signedPts(sig.ci_high) +
+        ' — change ' + signedPts(sig.delta) + ', ' + Number((sig.confidence * 100).toFixed(1)) + '% interval [' + signedPts(sig.ci_low) + ', ' + signedPts(sig.ci_high) +
         '], p = ' + sig.p_value.toPrecision(3) + ', minimum detectable effect ' + pct(sig.minimum_detectable_effect) + ' over ' + sig.pairs + ' paired tasks') : null,
       sig && sig.why ? h('p', { class: 'muted' }, 'Why this test: ' + sig.why) : null,
       diff.notes.length ? h('ul', { class: 'notes' }, diff.notes.map(function (n) { return h('li', null, n); })) : null);
