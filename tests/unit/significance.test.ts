@@ -1,22 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { exactMcNemarP, pairedSignificance, taskWeight, weightedChange, type PairedTask } from '../../src/baseline/significance.js';
 import { hypergeometric, stratifiedExact } from '../../src/baseline/stratifiedExact.js';
+import { rng } from '../../bench/adaptiveSim.js';
 
 /** [baseline passed, baseline judged, current passed, current judged] per task. */
 type Row = [number, number, number, number];
 const tasks = (rows: Row[]): PairedTask[] => rows.map(([xb, nb, xc, nc]) => ({ baseline: { passed: xb, judged: nb }, current: { passed: xc, judged: nc } }));
-
-/** Deterministic PRNG (mulberry32) for the simulated checks. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Brute force, independent of the hypergeometric formula: every choice of which pooled trials are "current". */
 function bruteForceP(rows: Row[]): number {
