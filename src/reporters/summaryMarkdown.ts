@@ -43,9 +43,14 @@ export function summaryMarkdown(report: RunReport): string {
   if (s.epochs > 1) lines.push('', `pass@${s.epochs} ${pct(s.pass_at_k)} · pass^${s.epochs} ${pct(s.pass_hat_k)} · flaky tasks ${s.flaky}`);
   const auto = report.run.adaptive;
   if (auto) {
-    const perTask = new Map<number, number>();
-    for (const t of report.tasks) perTask.set(t.trials.length, (perTask.get(t.trials.length) ?? 0) + 1);
-    const spread = [...perTask].sort((a, b) => a[0] - b[0]).map(([n, count]) => `${count} task(s) × ${n}`).join(', ');
+    const groups = new Map<string, { trials: number; reason: string; count: number }>();
+    for (const t of report.tasks) {
+      const key = `${t.trials.length}|${t.adaptive?.reason ?? ''}`;
+      const g = groups.get(key) ?? { trials: t.trials.length, reason: t.adaptive?.reason ?? '', count: 0 };
+      g.count++;
+      groups.set(key, g);
+    }
+    const spread = [...groups.values()].sort((a, b) => a.trials - b.trials).map((g) => `${g.count} task(s) × ${g.trials}${g.reason ? ` (${mdText(g.reason)})` : ''}`).join('; ');
     lines.push('', `**Epochs auto:** ${auto.trials_run} trials in ${auto.stages.length} stage(s) (at most ${auto.max_epochs} per task): ${spread}. Stopped: ${mdText(auto.stop_reason)}. Final look tested at p ≤ ${auto.final_level.toPrecision(3)} (alpha ${auto.alpha} spent over the looks).`);
   }
 

@@ -35,6 +35,8 @@ export async function runAdaptive(options: AdaptiveOptions): Promise<{ report: R
   const stages: AdaptiveRun['stages'] = [];
 
   let report = await options.execute(want, options.resume);
+  // With --resume the folder may already hold more trials of a task: later stages build on them.
+  for (const t of report.tasks) wanted.set(t.id, Math.max(1, t.trials.length));
   let trialsRun = recorded(report);
   let decision: ReturnType<typeof planNextStage> | null = null;
   for (let stage = 1; ; stage++) {
