@@ -33,7 +33,7 @@ export const TASK_STOP_REASONS = {
   baseline_limits: 'current trials already outnumber the baseline’s twice over: the baseline’s own noise now dominates',
   verdict_settled: 'the verdict settled at an interim look',
   no_regression_sign: 'after a third of the trials the run looked no worse than the baseline: stopped for futility',
-  budget_spent: 'the budget of model calls is spent',
+  budget_spent: 'the budget of trials (--budget or --budget-tokens) is spent',
 } as const;
 export type TaskStopReason = keyof typeof TASK_STOP_REASONS;
 

@@ -35,6 +35,7 @@ export async function runAdaptive(options: AdaptiveOptions): Promise<{ report: R
   const stages: AdaptiveRun['stages'] = [];
 
   let report = await options.execute(want, options.resume);
+  const startedAt = report.run.started_at;
   // With --resume the folder may already hold more trials of a task: later stages build on them.
   for (const t of report.tasks) wanted.set(t.id, Math.max(1, t.trials.length));
   let trialsRun = recorded(report);
@@ -80,7 +81,8 @@ export async function runAdaptive(options: AdaptiveOptions): Promise<{ report: R
   return {
     report: {
       ...report,
-      run: { ...report.run, adaptive },
+      // Each stage's report covers that stage; the run began with the first.
+      run: { ...report.run, started_at: startedAt, duration_ms: Date.parse(report.run.ended_at) - Date.parse(startedAt), adaptive },
       tasks: report.tasks.map((t) => ({ ...t, adaptive: { trials: t.trials.length, reason: why(t.id) } })),
     },
     finalLevel: adaptive.final_level,
