@@ -3,6 +3,7 @@ import type { AttributeValue } from '../../src/schema/trace.js';
 import type { Approver } from '../approval/approval.js';
 import { decideToolCall, type Decision } from '../policy/decide.js';
 import type { Policy } from '../../src/schema/policy.js';
+import { sandboxKind } from '../sandbox/sandboxChoice.js';
 import { findTool } from '../tools/registry.js';
 import { fault, type ToolContext, type ToolResult } from '../tools/types.js';
 import type { TraceRecorder } from '../trace/recorder.js';
@@ -93,7 +94,9 @@ export async function runToolCall(call: ToolCallRequest, layer: ToolLayer): Prom
   }
   const args = parsed.data as Record<string, unknown>;
 
-  const decision: Decision = await decideToolCall(layer.policy, { tool: call.name, args }, layer.context.workspace);
+  const decision: Decision = await decideToolCall(layer.policy, { tool: call.name, args }, layer.context.workspace, {
+    sandbox: sandboxKind(layer.context.sandboxMode),
+  });
   span.set({
     policy_decision: decision.decision,
     risk_level: decision.risk,

@@ -67,7 +67,8 @@ describe('sandbox: processes', () => {
       const names = lines.slice(1).map((l) => l.split('=')[0]);
       expect(result.output).not.toContain('planted-value-123456');
       expect(names).not.toContain('TRACEGATE_TEST_SECRET_TOKEN');
-      expect(names.filter((n) => !['PATH', 'HOME', 'LANG', 'LC_ALL', 'TERM', 'PWD', 'SHLVL', '_', 'OLDPWD'].includes(n!))).toEqual([]);
+      const git = (n: string) => /^GIT_[A-Z_0-9]+$/.test(n) || n === 'TRACEGATE_WORKSPACE';
+      expect(names.filter((n) => !['PATH', 'HOME', 'LANG', 'LC_ALL', 'TERM', 'PWD', 'SHLVL', '_', 'OLDPWD'].includes(n!) && !git(n!))).toEqual([]);
       expect(lines).toContain(`HOME=${result.workspace}`);
     } finally {
       delete process.env['TRACEGATE_TEST_SECRET_TOKEN'];
