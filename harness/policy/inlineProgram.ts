@@ -14,18 +14,22 @@ const network = (what: string) => deny('inline-network', `the program reaches th
 const dynamic = (what: string) => ask('inline-dynamic-code', `the program builds code or names at run time (${what}), which cannot be read before it runs`);
 const deletes = (what: string) => ask('inline-deletes', `the program deletes or moves files (${what})`, 'medium');
 
+/** Process-starting calls by name, whatever module or alias they are reached through (`o.system(`, `from os import system`). */
+const SPAWN_CALLS = /(?<![\w$])(system|popen[0-9]?|exec[lv]p?e?|spawn[lv]p?e?|posix_spawnp?|forkpty|fork)\s*\(/;
 const NODE_SPAWN_MODULES = 'child_process|worker_threads|cluster';
 const NODE_NET_MODULES = 'net|http|https|http2|dgram|tls|dns|undici|inspector';
 
 const PATTERNS: Record<ProgramLanguage, Pattern[]> = {
   python: [
     { on: 'code', pattern: /\b(os\s*\.\s*(system|popen|exec\w*|spawn\w*|fork\w*|posix_spawn\w*|startfile)|subprocess|multiprocessing|pty|ctypes|cffi|pexpect|commands|asyncio\s*\.\s*create_subprocess\w*)\b/, decide: spawns },
+    { on: 'code', pattern: SPAWN_CALLS, decide: spawns },
     { on: 'code', pattern: /\b(socket|socketserver|urllib\d?|http|httpx|requests|aiohttp|ftplib|smtplib|poplib|imaplib|telnetlib|nntplib|xmlrpc|paramiko|ssl|webbrowser|asyncio\s*\.\s*open_connection)\b/, decide: network },
     { on: 'code', pattern: /(?<![.\w])(eval|exec|compile|__import__|getattr|setattr|delattr|globals|locals|vars)\s*\(|\b(importlib|__builtins__|__subclasses__|__globals__|__code__|marshal|pickle|runpy)\b/, decide: dynamic },
     { on: 'code', pattern: /\b(shutil\s*\.\s*(rmtree|move)|os\s*\.\s*(remove|unlink|rmdir|removedirs|rename|replace|truncate))\b|\.\s*(unlink|rmdir)\s*\(/, decide: deletes },
   ],
   node: [
     { on: 'raw', pattern: new RegExp(`\\b(require\\s*\\(\\s*|from\\s+|import\\s+)['"\`](node:)?(${NODE_SPAWN_MODULES})['"\`]`), decide: spawns },
+    { on: 'raw', pattern: /\brequire\s*\(\s*(['"`])[^'"`]*\1\s*[^)\s]/, decide: dynamic },
     { on: 'code', pattern: /\b(execSync|execFileSync|spawnSync|process\s*\.\s*(binding|dlopen|_linkedBinding|kill)|Deno\s*\.\s*(run|Command)|Bun\s*\.\s*spawn\w*)\b/, decide: spawns },
     { on: 'raw', pattern: new RegExp(`\\b(require\\s*\\(\\s*|from\\s+|import\\s+)['"\`](node:)?(${NODE_NET_MODULES})['"\`]`), decide: network },
     { on: 'code', pattern: /\bfetch\s*\(|\bWebSocket\b|\bXMLHttpRequest\b|\bEventSource\b/, decide: network },

@@ -253,6 +253,16 @@ const DANGEROUS_IN_BOTH = [
   'npm run deploy',
   'npm install left-pad',
   'echo import os | python3',
+  "python3 -c 'from os import system; system(\"id\")'",
+  "python3 -c 'import os as o; o.system(\"id\")'",
+  "python3 -c \"import sys; sys.modules['os'].popen('id')\"",
+  "python3 -c \"open('/e' + 'tc/passwd')\"",
+  "python3 -c \"import pathlib; print(pathlib.Path('~/.ssh').expanduser())\"",
+  "node -e \"require('child' + '_process').execSync('id')\"",
+  "node -e \"import('child_process')\"",
+  "node -e \"process.binding('spawn_sync')\"",
+  "awk 'BEGIN { f = \"sys\" \"tem\"; @f(\"id\") }'",
+  "python src/a.py --out=/tmp/x",
 ];
 
 describe.each(['process', 'isolated'] as const)('under the %s sandbox no dangerous command is allowed, whatever the construct', (sandbox) => {
@@ -281,7 +291,7 @@ describe('sandbox-aware decisions', () => {
   });
 
   const isolatedOnly = [
-    'python3 src/a.py', "python3 -c 'print(2 + 2)'", "python3 -c \"import json, math; print(json.dumps([math.pi]))\"",
+    'python3 src/a.py', 'python src/a.py', "python3 -c 'print(2 + 2)'", "python3 -c \"import json, math; print(json.dumps([math.pi]))\"",
     "python3 - <<'EOF'\nimport statistics\nprint(statistics.mean([1, 2, 3]))\nEOF", 'python3 -m pytest -q', 'python3 -m unittest discover',
     'pytest -q', 'pytest src -k add', "node -e 'console.log(1 + 1)'", 'node --test', 'make', 'make test', 'npm test',
   ];

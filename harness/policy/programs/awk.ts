@@ -65,6 +65,7 @@ export function awkProgram(program: string): Decision[] {
   if (/\bsystem\s*\(/.test(code)) out.push(deny('awk-runs-command', 'awk system() runs a shell command'));
   if (/\|&|\|\s*""|\|\s*[A-Za-z_$(]*\s*getline|\|\s*getline/.test(code)) out.push(deny('awk-runs-command', 'awk pipes to or from a command'));
   else if (/(^|[^|])\|([^|]|$)/.test(code)) out.push(ask('awk-pipe', 'awk program has a pipe the policy cannot tell from a regular expression'));
+  if (/@[A-Za-z_]\w*\s*\(/.test(code)) out.push(ask('awk-indirect-call', 'awk calls a function named at run time'));
   if (/@load\b/.test(code)) out.push(deny('awk-loads-extension', 'awk @load loads a compiled extension'));
   if (/@include\b/.test(code)) out.push(ask('awk-include', 'awk @include reads another program'));
   if (/\bgetline\b[^;{}\n]*</.test(code)) out.push(ask('awk-reads-file', 'awk getline < reads a file named in its program'));
