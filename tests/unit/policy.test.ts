@@ -262,6 +262,8 @@ const DANGEROUS_IN_BOTH = [
   "node -e \"import('child_process')\"",
   "node -e \"process.binding('spawn_sync')\"",
   "awk 'BEGIN { f = \"sys\" \"tem\"; @f(\"id\") }'",
+  "awk '/x/ { print | \"sh\" }' README.md",
+  "awk 'NR / 2 | \"sh\"' README.md",
   "python src/a.py --out=/tmp/x",
 ];
 
@@ -278,7 +280,7 @@ describe('sandbox-aware decisions', () => {
     'pwd', 'ls -la', 'cat README.md', "grep -rn 'x' src", "find . -name '*.py'",
     "sed -n '1,5p' README.md", "sed -n '/^#/p' README.md", "sed -i 's/a/b/' README.md", "sed -i.bak -e 's|a|b|g' -e '/x/d' README.md",
     "sed -E 's/([a-z]+) ([0-9]+)/\\2 \\1/' README.md", "sed '$d' README.md", "sed -n '2{p;q}' README.md", "sed 'y/abc/ABC/' README.md",
-    "awk '{ print $1 }' README.md", "awk -F, 'NR > 1 { s += $2 } END { print s }' README.md", "awk -v n=3 '$1 > n' README.md",
+    "awk '{ print $1 }' README.md", "awk '/foo|bar/ { print }' README.md", "awk '$1 ~ /a|b/ || /[|]/' README.md", "awk -F, 'NR > 1 { s += $2 } END { print s }' README.md", "awk -v n=3 '$1 > n' README.md",
     'git status', 'git status --short', 'git diff', 'git diff HEAD~1 -- src', 'git log --oneline -5', 'git log -p', 'git show HEAD',
     'git show HEAD:README.md', 'git blame README.md', 'git ls-files', 'git rev-parse HEAD', 'git branch --list', 'git branch -a', 'git tag -l',
     'git stash list', 'git --no-pager log', 'git remote -v', 'git config --get user.name', 'git grep -n x', 'git diff --stat | tail -n 1',

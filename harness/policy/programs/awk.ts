@@ -61,7 +61,10 @@ export const inspectAwk: ProgramCheck = (cmd, ctx) => {
 export function awkProgram(program: string): Decision[] {
   const out: Decision[] = [];
   // String contents cannot run anything; blank them so `print "a | b > c"` reads as text.
-  const code = program.replace(/"(?:\\.|[^"\\\n])*"/g, '""');
+  const strings = program.replace(/"(?:\\.|[^"\\\n])*"/g, '""');
+  // A regular expression literal where an operand is due (program start, after { } ; ( , ! ~ && ||) is
+  // text too; a `/` after an operand is division and is left alone.
+  const code = strings.replace(/(^|[{};(,!~\n]|&&|\|\|)(\s*)\/(?:\\.|\[(?:\\.|[^\]\\\n])*\]|[^/\\\n[])*\//g, '$1$2//');
   if (/\bsystem\s*\(/.test(code)) out.push(deny('awk-runs-command', 'awk system() runs a shell command'));
   if (/\|&|\|\s*""|\|\s*[A-Za-z_$(]*\s*getline|\|\s*getline/.test(code)) out.push(deny('awk-runs-command', 'awk pipes to or from a command'));
   else if (/(^|[^|])\|([^|]|$)/.test(code)) out.push(ask('awk-pipe', 'awk program has a pipe the policy cannot tell from a regular expression'));
