@@ -51,6 +51,9 @@ async function agentLoop(task: AgentTask, deps: HarnessDeps, signal: AbortSignal
     return recorder.finish(null, 'error', { code: 'TOOL_CHOICE', message: `tool_choice names ${choice.name}, which is not a tool of this run` });
   }
   const context = toolContext(deps, task.workspace, signal);
+  // A forced choice (required, a named tool) holds until a tool has run, then `auto`: otherwise the
+  // model could never answer (the OpenAI Agents SDK's reset_tool_choice does the same).
+  let currentChoice = choice;
   let messages: ChatMessage[] = [
     { role: 'system', content: settings.systemPrompt },
     { role: 'user', content: task.prompt },
@@ -78,7 +81,7 @@ async function agentLoop(task: AgentTask, deps: HarnessDeps, signal: AbortSignal
         'gen_ai.system': deps.model.info.provider,
         'gen_ai.request.model': deps.modelName,
         'gen_ai.request.temperature': settings.temperature,
-        'gen_ai.request.tool_choice': typeof choice === 'string' ? choice : choice.name,
+        'gen_ai.request.tool_choice': typeof currentChoice === 'string' ? currentChoice : currentChoice.name,
         'llm.mode': deps.model.info.mode,
         'llm.messages': messages.length,
       });
@@ -88,7 +91,7 @@ async function agentLoop(task: AgentTask, deps: HarnessDeps, signal: AbortSignal
           messages,
           tools,
           temperature: settings.temperature,
-          ...(choice !== 'auto' ? { toolChoice: choice } : {}),
+          ...(currentChoice !== 'auto' ? { toolChoice: currentChoice } : {}),
           ...(settings.parallelToolCalls !== null ? { parallelToolCalls: settings.parallelToolCalls } : {}),
         },
         { taskId: task.id, step, signal },
@@ -119,6 +122,7 @@ async function agentLoop(task: AgentTask, deps: HarnessDeps, signal: AbortSignal
         content: reply.content,
         tool_calls: reply.toolCalls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } })),
       });
+      if (currentChoice !== 'none') currentChoice = 'auto';
       // Several calls of one reply run one after another, in the order the model gave them.
       for (const [index, call] of reply.toolCalls.entries()) {
         const result = await runToolCall(call, {

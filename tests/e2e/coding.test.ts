@@ -122,6 +122,8 @@ describe('tool-calling options from a variant', () => {
       const body = server.requests[0]!.body as unknown as Record<string, unknown>;
       expect(body['tool_choice']).toEqual({ type: 'function', function: { name: 'calculator' } });
       expect(body['parallel_tool_calls']).toBe(true);
+      // Once a tool has run, a forced choice falls back to auto so that the model can answer.
+      expect((server.requests[1]!.body as unknown as Record<string, unknown>)['tool_choice']).toBe('auto');
     } finally {
       await server.stop();
     }
