@@ -1,4 +1,5 @@
 import { inspectAwk } from './awk.js';
+import { inspectFind } from './find.js';
 import { inspectGit } from './git.js';
 import { inspectNode, inspectNpm, inspectPython } from './interpreters.js';
 import { inspectSed } from './sed.js';
@@ -14,6 +15,7 @@ export const PROGRAM_CHECKS = {
   mawk: inspectAwk,
   nawk: inspectAwk,
   xargs: inspectXargs,
+  find: inspectFind,
   git: inspectGit,
   python: inspectPython,
   python3: inspectPython,
