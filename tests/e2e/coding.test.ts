@@ -140,3 +140,23 @@ describe('tool-calling options from a variant', () => {
     expect(result.stderr).toMatch(/variant\.json.*tool_choice/s);
   });
 });
+
+describe('--sandbox auto where bubblewrap is missing', () => {
+  it('falls back to the process group and says why in the report and the trace; --sandbox bwrap is bad input', async () => {
+    const dir = tempDir();
+    writeFileSync(path.join(dir, 'suite.jsonl'), JSON.stringify({ id: 'py', tool_call: { name: 'run_shell', arguments: { command: "python3 -c 'print(1)'" } }, expected_policy: 'require_approval' }) + '\n');
+    const env = { PATH: path.join(dir, 'no-bin') };
+    const out = path.join(dir, 'out');
+    const auto = await runCli(['run', path.join(dir, 'suite.jsonl'), '--out', out, '-q', '--no-html'], { env });
+    expect(auto.code, auto.stdout + auto.stderr).toBe(0);
+    const report = RunReportSchema.parse(JSON.parse(readFileSync(path.join(out, 'report.json'), 'utf8')));
+    expect(report.run).toMatchObject({ sandbox: 'process', sandbox_reason: 'process group: --sandbox auto and bubblewrap (bwrap) is not installed' });
+    expect(auto.stdout).toContain('bubblewrap (bwrap) is not installed');
+    expect(readFileSync(path.join(out, 'summary.md'), 'utf8')).toContain('bubblewrap (bwrap) is not installed');
+    const root = readTrace(out, 'traces/py.e0.json').spans.find((s) => s.kind === 'agent')!;
+    expect(root.attributes).toMatchObject({ 'sandbox.mode': 'process', 'sandbox.reason': expect.stringContaining('not installed') });
+    const forced = await runCli(['run', path.join(dir, 'suite.jsonl'), '--sandbox', 'bwrap', '--out', path.join(dir, 'out2')], { env });
+    expect(forced.code).toBe(2);
+    expect(forced.stderr).toMatch(/--sandbox bwrap: bubblewrap \(bwrap\) is not installed/);
+  });
+});
