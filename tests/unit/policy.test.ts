@@ -349,3 +349,19 @@ describe('MCP tools', () => {
     expect(await decideToolCall(policy, { tool: 'tickets__close', args: {} }, ws)).toMatchObject({ decision: 'deny', errorType: 'UNKNOWN_TOOL' });
   });
 });
+
+describe('a policy that extends another', () => {
+  it('keeps the base and adds or overrides tools by name; a broken base is named', () => {
+    const dir = tempDir('tracegate-extends-');
+    writeFileSync(path.join(dir, 'child.json'), JSON.stringify({ schema_version: 'policy/v1', extends: 'default', tools: { tickets__lookup: { risk: 'low', decision: 'allow' }, write_file: { risk: 'high', decision: 'deny' } } }));
+    const child = loadPolicy(path.join(dir, 'child.json'));
+    expect(child.tools['tickets__lookup']).toEqual({ risk: 'low', decision: 'allow' });
+    expect(child.tools['write_file']).toEqual({ risk: 'high', decision: 'deny' });
+    expect(child.tools['read_file']).toEqual(policy.tools['read_file']);
+    expect(child.shell).toEqual(policy.shell);
+    writeFileSync(path.join(dir, 'grandchild.json'), JSON.stringify({ schema_version: 'policy/v1', extends: 'child.json', unknown_tool: 'require_approval' }));
+    expect(loadPolicy(path.join(dir, 'grandchild.json'))).toMatchObject({ unknown_tool: 'require_approval', tools: { tickets__lookup: { decision: 'allow' } } });
+    writeFileSync(path.join(dir, 'orphan.json'), JSON.stringify({ schema_version: 'policy/v1', extends: 'missing.json' }));
+    expect(() => loadPolicy(path.join(dir, 'orphan.json'))).toThrow(/missing\.json: policy file \(extends\) not found/);
+  });
+});
