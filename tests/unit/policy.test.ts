@@ -258,6 +258,8 @@ const DANGEROUS_IN_BOTH = [
   'git grep -O README',
   'npm run deploy',
   'npm install left-pad',
+  'npm --prefix ../other test',
+  'npm test --prefix=/tmp/x',
   'echo import os | python3',
   "python3 -c 'from os import system; system(\"id\")'",
   "python3 -c 'import os as o; o.system(\"id\")'",

@@ -89,10 +89,11 @@ export const inspectNpm: ProgramCheck = (cmd, ctx) => {
     const name = operands[1].value;
     const scripts = packageScripts(ctx.root);
     if (name === null || !Object.hasOwn(scripts, name)) {
-      return { decisions: [ask('npm-script', `npm run ${operands[1].text}: no such script in the workspace's package.json`)], subcommand: canonical, pathArgs: [] };
+      return { decisions: [ask('npm-script', `npm run ${operands[1].text}: no such script in the workspace's package.json`)], subcommand: canonical };
     }
   }
-  return { decisions: [], subcommand: canonical, pathArgs: [] };
+  // Every argument gets the path check: `--prefix ../elsewhere` would run another project's scripts.
+  return { decisions: [], subcommand: canonical };
 };
 
 function packageScripts(root: string): Record<string, unknown> {
