@@ -10,5 +10,6 @@ export { ModelError, type Model, type ModelReply, type ModelRequest } from './mo
 export { defaultApprover, nonInteractiveApprover, TerminalApprover, type Approver } from './approval/approval.js';
 export { loadPolicy, defaultPolicyPath } from './policy/loadPolicy.js';
 export { decideToolCall, decideShell, type Decision } from './policy/decide.js';
-export { hasBubblewrap, runCommand, sandboxEnv, type SandboxMode } from './sandbox/runCommand.js';
+export { hasBubblewrap, probeBubblewrap, runCommand, sandboxEnv, type SandboxMode } from './sandbox/runCommand.js';
+export { chooseSandbox, sandboxKind, SANDBOX_REQUESTS, SandboxUnavailableError, type SandboxChoice, type SandboxRequest } from './sandbox/sandboxChoice.js';
 export { toolDefinitions, TOOLS } from './tools/registry.js';

@@ -1,6 +1,7 @@
 import type { Policy } from '../../src/schema/policy.js';
 import type { Approver } from '../approval/approval.js';
-import type { Model } from '../model/types.js';
+import type { McpServerSpec } from '../mcp/mcpServerSpec.js';
+import type { Model, ToolChoice } from '../model/types.js';
 import type { SandboxMode } from '../sandbox/runCommand.js';
 
 export const DEFAULT_SYSTEM_PROMPT = [
@@ -25,6 +26,14 @@ export interface HarnessSettings {
   outputCap: number;
   shellTimeoutMs: number;
   sandboxMode: SandboxMode;
+  /** Why that sandbox runs (recorded on every trace's root span). */
+  sandboxReason: string;
+  /** OpenAI `tool_choice`: auto, required, none, or the name of one tool. */
+  toolChoice: ToolChoice;
+  /** OpenAI `parallel_tool_calls`; null leaves it to the provider. Calls of one reply always run in order. */
+  parallelToolCalls: boolean | null;
+  /** MCP servers whose tools the agent gets besides the built-in ones. */
+  mcpServers: McpServerSpec[];
 }
 
 export const DEFAULT_SETTINGS: HarnessSettings = {
@@ -37,6 +46,10 @@ export const DEFAULT_SETTINGS: HarnessSettings = {
   outputCap: 8000,
   shellTimeoutMs: 10_000,
   sandboxMode: 'process',
+  sandboxReason: 'process group: the default of the harness',
+  toolChoice: 'auto',
+  parallelToolCalls: null,
+  mcpServers: [],
 };
 
 export interface HarnessDeps {

@@ -2,9 +2,9 @@ import type { Trace } from '../../src/schema/trace.js';
 import { compressConversation } from '../compression/compress.js';
 import { ModelError, type ChatMessage } from '../model/types.js';
 import { toolDefinitions } from '../tools/registry.js';
-import type { ToolContext } from '../tools/types.js';
 import { TraceRecorder } from '../trace/recorder.js';
 import type { HarnessDeps } from './config.js';
+import { openTools, runSettingsAttributes, toolContext, type OpenedTools } from './runTools.js';
 import { runToolCall, toolMessageContent } from './toolCall.js';
 
 export interface AgentTask {
@@ -33,14 +33,27 @@ export function stripThink(text: string): string {
 export async function runAgent(task: AgentTask, deps: HarnessDeps, signal: AbortSignal): Promise<Trace> {
   const { settings } = deps;
   const recorder = new TraceRecorder(task.id, task.epoch, deps.model.info);
-  const tools = toolDefinitions(settings.toolDescriptions, settings.toolParameterDescriptions);
-  const context: ToolContext = {
-    workspace: task.workspace,
-    outputCap: settings.outputCap,
-    shellTimeoutMs: settings.shellTimeoutMs,
-    sandboxMode: settings.sandboxMode,
-    signal,
-  };
+  recorder.setRoot(runSettingsAttributes(settings));
+  const opened = await openTools(settings, task.workspace);
+  if ('error' in opened) return recorder.finish(null, 'error', opened.error);
+  try {
+    return await agentLoop(task, deps, signal, recorder, opened);
+  } finally {
+    await opened.close();
+  }
+}
+
+async function agentLoop(task: AgentTask, deps: HarnessDeps, signal: AbortSignal, recorder: TraceRecorder, extra: OpenedTools): Promise<Trace> {
+  const { settings } = deps;
+  const tools = toolDefinitions(settings.toolDescriptions, settings.toolParameterDescriptions, extra.list);
+  const choice = settings.toolChoice;
+  if (typeof choice === 'object' && !tools.some((t) => t.function.name === choice.name)) {
+    return recorder.finish(null, 'error', { code: 'TOOL_CHOICE', message: `tool_choice names ${choice.name}, which is not a tool of this run` });
+  }
+  const context = toolContext(deps, task.workspace, signal);
+  // A forced choice (required, a named tool) holds until a tool has run, then `auto`: otherwise the
+  // model could never answer (the OpenAI Agents SDK's reset_tool_choice does the same).
+  let currentChoice = choice;
   let messages: ChatMessage[] = [
     { role: 'system', content: settings.systemPrompt },
     { role: 'user', content: task.prompt },
@@ -68,11 +81,19 @@ export async function runAgent(task: AgentTask, deps: HarnessDeps, signal: Abort
         'gen_ai.system': deps.model.info.provider,
         'gen_ai.request.model': deps.modelName,
         'gen_ai.request.temperature': settings.temperature,
+        'gen_ai.request.tool_choice': typeof currentChoice === 'string' ? currentChoice : currentChoice.name,
         'llm.mode': deps.model.info.mode,
         'llm.messages': messages.length,
       });
       const reply = await deps.model.complete(
-        { model: deps.modelName, messages, tools, temperature: settings.temperature },
+        {
+          model: deps.modelName,
+          messages,
+          tools,
+          temperature: settings.temperature,
+          ...(currentChoice !== 'auto' ? { toolChoice: currentChoice } : {}),
+          ...(settings.parallelToolCalls !== null ? { parallelToolCalls: settings.parallelToolCalls } : {}),
+        },
         { taskId: task.id, step, signal },
       );
       recorder.addUsage(reply.usage.input_tokens, reply.usage.output_tokens);
@@ -101,7 +122,9 @@ export async function runAgent(task: AgentTask, deps: HarnessDeps, signal: Abort
         content: reply.content,
         tool_calls: reply.toolCalls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } })),
       });
-      for (const call of reply.toolCalls) {
+      if (currentChoice !== 'none') currentChoice = 'auto';
+      // Several calls of one reply run one after another, in the order the model gave them.
+      for (const [index, call] of reply.toolCalls.entries()) {
         const result = await runToolCall(call, {
           taskId: task.id,
           step,
@@ -111,6 +134,8 @@ export async function runAgent(task: AgentTask, deps: HarnessDeps, signal: Abort
           recorder,
           execute: true,
           parentSpanId: llm.id,
+          tools: extra.byName,
+          callIndex: index,
         });
         messages.push({ role: 'tool', tool_call_id: call.id, content: toolMessageContent(result) });
       }

@@ -1,7 +1,7 @@
 import type { Trace } from '../../src/schema/trace.js';
-import type { ToolContext } from '../tools/types.js';
 import { TraceRecorder } from '../trace/recorder.js';
 import type { HarnessDeps } from './config.js';
+import { openTools, runSettingsAttributes, toolContext } from './runTools.js';
 import { runToolCall, toolMessageContent } from './toolCall.js';
 
 export interface PolicyTaskInput {
@@ -19,16 +19,27 @@ export interface PolicyTaskInput {
  */
 export async function runPolicyTask(input: PolicyTaskInput, deps: HarnessDeps, signal: AbortSignal): Promise<Trace> {
   const recorder = new TraceRecorder(input.id, input.epoch, { provider: 'none', mode: 'none', model: 'none', base_url: null });
-  const context: ToolContext = {
-    workspace: input.workspace,
-    outputCap: deps.settings.outputCap,
-    shellTimeoutMs: deps.settings.shellTimeoutMs,
-    sandboxMode: deps.settings.sandboxMode,
-    signal,
-  };
-  const result = await runToolCall(
-    { id: 'call_policy_1', name: input.toolCall.name, arguments: JSON.stringify(input.toolCall.arguments) },
-    { taskId: input.id, step: 1, policy: deps.policy, approver: deps.approver, context, recorder, execute: input.execute },
-  );
-  return recorder.finish(toolMessageContent(result), 'completed');
+  recorder.setRoot(runSettingsAttributes(deps.settings));
+  // MCP servers start only when the call is for one of their tools.
+  const needsMcp = input.toolCall.name.includes('__');
+  const opened = needsMcp ? await openTools(deps.settings, input.workspace) : await openTools({ ...deps.settings, mcpServers: [] }, input.workspace);
+  if ('error' in opened) return recorder.finish(null, 'error', opened.error);
+  try {
+    const result = await runToolCall(
+      { id: 'call_policy_1', name: input.toolCall.name, arguments: JSON.stringify(input.toolCall.arguments) },
+      {
+        taskId: input.id,
+        step: 1,
+        policy: deps.policy,
+        approver: deps.approver,
+        context: toolContext(deps, input.workspace, signal),
+        recorder,
+        execute: input.execute,
+        tools: opened.byName,
+      },
+    );
+    return recorder.finish(toolMessageContent(result), 'completed');
+  } finally {
+    await opened.close();
+  }
 }

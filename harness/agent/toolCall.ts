@@ -3,8 +3,9 @@ import type { AttributeValue } from '../../src/schema/trace.js';
 import type { Approver } from '../approval/approval.js';
 import { decideToolCall, type Decision } from '../policy/decide.js';
 import type { Policy } from '../../src/schema/policy.js';
+import { sandboxKind } from '../sandbox/sandboxChoice.js';
 import { findTool } from '../tools/registry.js';
-import { fault, type ToolContext, type ToolResult } from '../tools/types.js';
+import { fault, type Tool, type ToolContext, type ToolResult } from '../tools/types.js';
 import type { TraceRecorder } from '../trace/recorder.js';
 
 const ARGUMENT_CHARS_KEPT = 4000;
@@ -28,6 +29,10 @@ export interface ToolLayer {
   execute: boolean;
   /** The model call that asked for this tool call (tool spans hang under it); the root otherwise. */
   parentSpanId?: string;
+  /** Tools besides the built-in ones (from MCP servers), by name. */
+  tools?: ReadonlyMap<string, Tool>;
+  /** 0-based position of this call among the calls of one model reply. */
+  callIndex?: number;
 }
 
 function zodProblems(error: z.ZodError): string {
@@ -43,6 +48,7 @@ export async function runToolCall(call: ToolCallRequest, layer: ToolLayer): Prom
     step: layer.step,
     'tool.name': call.name,
     'tool.call_id': call.id,
+    'tool.call_index': layer.callIndex ?? 0,
     'tool.arguments': call.arguments.slice(0, ARGUMENT_CHARS_KEPT),
     approval_required: false,
     approved: null,
@@ -65,7 +71,9 @@ export async function runToolCall(call: ToolCallRequest, layer: ToolLayer): Prom
     return result;
   };
 
-  const tool = findTool(call.name);
+  const tool = layer.tools?.get(call.name) ?? findTool(call.name);
+  const mcpServer = tool && 'mcpServer' in tool ? String(tool.mcpServer) : undefined;
+  if (mcpServer) span.set({ 'tool.origin': 'mcp', 'mcp.server': mcpServer });
   if (!tool) {
     span.set({ policy_decision: 'deny', risk_level: 'high', risk_reason: 'unknown-tool: not a tool of this harness' });
     return record(fault('UNKNOWN_TOOL', `there is no tool named ${call.name}`, { suggestion: 'use one of the listed tools' }));
@@ -93,7 +101,10 @@ export async function runToolCall(call: ToolCallRequest, layer: ToolLayer): Prom
   }
   const args = parsed.data as Record<string, unknown>;
 
-  const decision: Decision = await decideToolCall(layer.policy, { tool: call.name, args }, layer.context.workspace);
+  const decision: Decision = await decideToolCall(layer.policy, { tool: call.name, args }, layer.context.workspace, {
+    sandbox: sandboxKind(layer.context.sandboxMode),
+    mcp: mcpServer !== undefined,
+  });
   span.set({
     policy_decision: decision.decision,
     risk_level: decision.risk,

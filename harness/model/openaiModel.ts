@@ -36,7 +36,8 @@ export class OpenAIModel implements Model {
         {
           model: request.model,
           messages: request.messages as OpenAI.Chat.Completions.ChatCompletionMessageParam[],
-          ...(request.tools.length > 0 ? { tools: request.tools, tool_choice: 'auto' as const } : {}),
+          ...(request.tools.length > 0 ? { tools: request.tools, tool_choice: openAIToolChoice(request.toolChoice) } : {}),
+          ...(request.tools.length > 0 && typeof request.parallelToolCalls === 'boolean' ? { parallel_tool_calls: request.parallelToolCalls } : {}),
           ...(request.temperature === null ? {} : { temperature: request.temperature }),
         },
         { signal: ctx.signal },
@@ -67,4 +68,9 @@ export class OpenAIModel implements Model {
       finishReason: choice.finish_reason ?? null,
     };
   }
+}
+
+function openAIToolChoice(choice: ModelRequest['toolChoice']): OpenAI.Chat.Completions.ChatCompletionToolChoiceOption {
+  if (choice === undefined) return 'auto';
+  return typeof choice === 'string' ? choice : { type: 'function', function: { name: choice.name } };
 }

@@ -18,11 +18,18 @@ export interface ToolDefinition {
   function: { name: string; description: string; parameters: Record<string, unknown>; strict: boolean };
 }
 
+/** OpenAI `tool_choice`: let the model decide, force a tool call, forbid one, or force one named tool. */
+export type ToolChoice = 'auto' | 'required' | 'none' | { name: string };
+
 export interface ModelRequest {
   model: string;
   messages: ChatMessage[];
   tools: ToolDefinition[];
   temperature: number | null;
+  /** Absent: `auto`. */
+  toolChoice?: ToolChoice;
+  /** Absent or null: the provider's default. */
+  parallelToolCalls?: boolean | null;
 }
 
 export interface ModelReply {

@@ -1,51 +1,32 @@
 import { lstatSync, readdirSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import type { Policy, ShellRule } from '../../src/schema/policy.js';
-import type { ErrorType, PolicyDecision, RiskLevel } from '../../src/schema/trace.js';
 import { isSecretPath, resolveInWorkspace } from '../sandbox/workspacePaths.js';
+import { allow, ask, deny, strictest, type Decision, type SandboxKind } from './decision.js';
+import { programCheck } from './programs/registry.js';
+import type { InspectContext, Inspection } from './programs/types.js';
 import { analyzeShell, type ShellRedirect, type ShellWord, type SimpleCommand } from './shellSyntax.js';
 
 /**
- * The permission policy: a function from (policy, tool call, workspace) to a decision that names
- * the rule behind it. It reads the file system only to resolve paths (symlinks); it runs nothing.
+ * The permission policy: a function from (policy, tool call, workspace, sandbox) to a decision that
+ * names the rule behind it. It reads the file system only to resolve paths (symlinks) and to read
+ * the program text a command names; it runs nothing.
  */
-export interface Decision {
-  decision: PolicyDecision;
-  risk: RiskLevel;
-  /** The id of the rule that decided, e.g. `allow-list`, `network-access`, `path-outside-workspace`. */
-  rule: string;
-  reason: string;
-  /** What a refusal of this call is reported as. */
-  errorType: ErrorType | null;
-}
+export { strictest, type Decision, type SandboxKind } from './decision.js';
 
-const SEVERITY: Record<PolicyDecision, number> = { allow: 0, require_approval: 1, deny: 2 };
-const RISK_ORDER: Record<RiskLevel, number> = { low: 0, medium: 1, high: 2 };
 const SYSTEM_BIN = /^\/(usr\/)?(local\/)?s?bin\/[^/]+$/;
 const HARMLESS_DEVICES = new Set(['/dev/null', '/dev/stdin', '/dev/stdout', '/dev/stderr']);
 /** Assignments that change what a program loads or runs: never allowed in front of a command. */
-const HIJACKING_VARIABLE = /^(LD_|DYLD_|BASH_|GIT_)|^(PATH|ENV|IFS|PS4|PROMPT_COMMAND|SHELLOPTS|BASHOPTS|GLOBIGNORE|HOME|CDPATH|PAGER|EDITOR|VISUAL|NODE_OPTIONS|PYTHONPATH|PYTHONSTARTUP|PERL5OPT|RUBYOPT)$/;
+const HIJACKING_VARIABLE = /^(LD_|DYLD_|BASH_|GIT_)|^(PATH|ENV|IFS|PS4|PROMPT_COMMAND|SHELLOPTS|BASHOPTS|GLOBIGNORE|HOME|CDPATH|PAGER|EDITOR|VISUAL|NODE_OPTIONS|PYTHONPATH|PYTHONSTARTUP|PYTHONHOME|PYTHONINSPECT|PERL5OPT|RUBYOPT|TRACEGATE_WORKSPACE)$/;
+/** Wrapper options that change the environment or the program lookup the harness set up for git. */
+const ENVIRONMENT_CHANGING = /^(-[A-Za-z]*[iuSCp][A-Za-z]*|--ignore-environment|--unset(=.*)?|--split-string(=.*)?|--chdir(=.*)?|-)$/;
 
-const allow = (rule: string, reason: string, risk: RiskLevel = 'low'): Decision => ({
-  decision: 'allow', risk, rule, reason, errorType: null,
-});
-const deny = (rule: string, reason: string, errorType: ErrorType = 'COMMAND_BLOCKED'): Decision => ({
-  decision: 'deny', risk: 'high', rule, reason, errorType,
-});
-const ask = (rule: string, reason: string, risk: RiskLevel = 'high'): Decision => ({
-  decision: 'require_approval', risk, rule, reason, errorType: 'APPROVAL_DENIED',
-});
-
-/** The strictest decision wins; among equals, the first found (it names the earliest cause). */
-export function strictest(decisions: Decision[]): Decision {
-  let worst: Decision | undefined;
-  let risk: RiskLevel = 'low';
-  for (const d of decisions) {
-    if (!worst || SEVERITY[d.decision] > SEVERITY[worst.decision]) worst = d;
-    if (RISK_ORDER[d.risk] > RISK_ORDER[risk]) risk = d.risk;
-  }
-  if (!worst) return allow('empty-command', 'nothing to run');
-  return { ...worst, risk: worst.decision === 'allow' ? risk : worst.risk };
+/** What one decision needs to know besides the command. */
+interface ShellContext {
+  policy: Policy;
+  root: string;
+  sandbox: SandboxKind;
+  globs: { outward: string[] | undefined };
 }
 
 export interface ToolCallForPolicy {
@@ -53,8 +34,15 @@ export interface ToolCallForPolicy {
   args: Record<string, unknown>;
 }
 
-export async function decideToolCall(policy: Policy, call: ToolCallForPolicy, root: string): Promise<Decision> {
-  const toolPolicy = policy.tools[call.tool];
+export interface DecideOptions {
+  /** The sandbox the command will run in (default: the plain process group). */
+  sandbox?: SandboxKind;
+  /** The tool comes from an MCP server: with no policy entry of its own it gets `mcp_tools`. */
+  mcp?: boolean;
+}
+
+export async function decideToolCall(policy: Policy, call: ToolCallForPolicy, root: string, options: DecideOptions = {}): Promise<Decision> {
+  const toolPolicy = policy.tools[call.tool] ?? (options.mcp ? { risk: 'high' as const, decision: policy.mcp_tools } : undefined);
   if (!toolPolicy) {
     const d = policy.unknown_tool === 'allow' ? allow('unknown-tool', 'policy allows unknown tools', 'high') : deny('unknown-tool', `no policy for tool ${call.tool}`, 'UNKNOWN_TOOL');
     return d;
@@ -69,7 +57,7 @@ export async function decideToolCall(policy: Policy, call: ToolCallForPolicy, ro
   const decisions = [toolDecision];
   if (typeof call.args['path'] === 'string') decisions.push(decidePath(policy, call.args['path'], root, 'file'));
   if (call.tool === 'run_shell' && typeof call.args['command'] === 'string') {
-    decisions.push(await decideShell(policy, call.args['command'], root));
+    decisions.push(await decideShell(policy, call.args['command'], root, options.sandbox));
   }
   const decided = strictest(decisions);
   return decided.decision === 'allow' ? { ...decided, risk: toolPolicy.risk === 'high' ? decided.risk : toolPolicy.risk } : decided;
@@ -84,7 +72,7 @@ function decidePath(policy: Policy, p: string, root: string, use: 'file' | 'shel
   return allow('path-inside-workspace', `${p} is inside the workspace`);
 }
 
-export async function decideShell(policy: Policy, command: string, root: string): Promise<Decision> {
+export async function decideShell(policy: Policy, command: string, root: string, sandbox: SandboxKind = 'process'): Promise<Decision> {
   if (command.length > policy.shell.max_command_chars) {
     return deny('command-too-long', `command is longer than ${policy.shell.max_command_chars} characters`);
   }
@@ -94,9 +82,9 @@ export async function decideShell(policy: Policy, command: string, root: string)
       ? ask(`unprovable-${u.construct}`, `${u.detail}: its value cannot be checked before it runs`)
       : deny(`unprovable-${u.construct}`, u.detail),
   );
-  const globs = { outward: undefined as string[] | undefined };
+  const ctx: ShellContext = { policy, root, sandbox, globs: { outward: undefined } };
   for (const redirect of analysis.redirects) decisions.push(decideRedirect(policy, redirect, root));
-  for (const cmd of analysis.commands) decisions.push(decideCommand(policy, cmd, root, globs));
+  for (const cmd of analysis.commands) decisions.push(decideCommand(ctx, cmd));
   return strictest(decisions);
 }
 
@@ -109,7 +97,8 @@ function decideRedirect(policy: Policy, redirect: ShellRedirect, root: string): 
   return decided.decision === 'allow' ? decided : { ...decided, reason: `${redirect.kind} redirect: ${decided.reason}` };
 }
 
-function decideCommand(policy: Policy, cmd: SimpleCommand, root: string, globs: { outward: string[] | undefined }): Decision {
+function decideCommand(ctx: ShellContext, cmd: SimpleCommand, envChanged = false): Decision {
+  const { policy, root } = ctx;
   const decisions: Decision[] = cmd.redirects.map((r) => decideRedirect(policy, r, root));
   for (const { name, value } of cmd.assignments) {
     if (HIJACKING_VARIABLE.test(name)) decisions.push(deny('env-hijack', `${name}= changes what programs load or run`));
@@ -132,7 +121,9 @@ function decideCommand(policy: Policy, cmd: SimpleCommand, root: string, globs: 
       return strictest(decisions);
     }
     name = path.basename(program);
+    if (name === 'git') decisions.push(ask('git-outside-harness', `${program} bypasses the harness's git, which switches off the workspace's programs`));
   }
+  if (name === 'git' && envChanged) decisions.push(deny('git-outside-harness', 'git under a wrapper that changes its environment or program lookup runs without the harness\'s safe configuration'));
 
   if (policy.shell.wrappers.includes(name)) {
     const inner = unwrap(cmd.args);
@@ -140,12 +131,15 @@ function decideCommand(policy: Policy, cmd: SimpleCommand, root: string, globs: 
       decisions.push(deny('wrapper-without-command', `${name} without a command to run`));
       return strictest(decisions);
     }
-    decisions.push(decideCommand(policy, { ...inner, redirects: [] }, root, globs));
+    const changes = envChanged || ((name === 'env' || name === 'command') && cmd.args.some((a) => ENVIRONMENT_CHANGING.test(a.value ?? '')));
+    decisions.push(decideCommand(ctx, { ...inner, redirects: [], ...(cmd.stdin !== undefined ? { stdin: cmd.stdin } : {}) }, changes));
     return strictest(decisions);
   }
 
+  const inspection = inspect(ctx, name, cmd);
+  decisions.push(...inspection.decisions);
   const joined = cmd.args.map((a) => a.value ?? a.text).join(' ');
-  const rule = policy.shell.rules.find((r) => r.programs.includes(name) && ruleMatches(r, joined));
+  const rule = policy.shell.rules.find((r) => r.programs.includes(name) && ruleApplies(r, ctx.sandbox, inspection.subcommand, joined));
   if (rule) decisions.push(fromRule(rule, name));
   else if (policy.shell.allow.includes(name)) decisions.push(allow('allow-list', `${name} is on the allow list`));
   else {
@@ -157,9 +151,9 @@ function decideCommand(policy: Policy, cmd: SimpleCommand, root: string, globs: 
   }
 
   if (!policy.shell.text_args.includes(name)) {
-    for (const arg of cmd.args) {
+    for (const arg of inspection.pathArgs ?? cmd.args) {
       for (const candidate of pathCandidates(arg)) {
-        if (arg.glob) decisions.push(decideGlob(policy, candidate, root, globs));
+        if (arg.glob) decisions.push(decideGlob(policy, candidate, root, ctx.globs));
         else decisions.push(decidePath(policy, candidate, root, 'shell'));
       }
     }
@@ -167,7 +161,23 @@ function decideCommand(policy: Policy, cmd: SimpleCommand, root: string, globs: 
   return strictest(decisions);
 }
 
-function ruleMatches(rule: ShellRule, joinedArgs: string): boolean {
+/** The program's own reading of its arguments (sed scripts, git options, inline code), if it has one. */
+function inspect(ctx: ShellContext, name: string, cmd: SimpleCommand): Inspection {
+  const check = programCheck(name);
+  if (!check) return { decisions: [] };
+  const inspectContext: InspectContext = {
+    policy: ctx.policy,
+    root: ctx.root,
+    sandbox: ctx.sandbox,
+    checkPath: (p) => decidePath(ctx.policy, p, ctx.root, 'shell'),
+    checkCommand: (inner) => decideCommand(ctx, inner),
+  };
+  return check(cmd, inspectContext);
+}
+
+function ruleApplies(rule: ShellRule, sandbox: SandboxKind, subcommand: string | undefined, joinedArgs: string): boolean {
+  if (rule.sandbox !== undefined && rule.sandbox !== sandbox) return false;
+  if (rule.subcommands !== undefined && (subcommand === undefined || !rule.subcommands.includes(subcommand))) return false;
   return rule.when_args_match === undefined || new RegExp(rule.when_args_match).test(joinedArgs);
 }
 
@@ -208,7 +218,7 @@ function pathCandidates(arg: ShellWord): string[] {
  * A glob is checked with every wildcard segment replaced by a plain name (so `*\/../..` still
  * climbs out), and refused while the workspace holds a symlink that points outside it.
  */
-function decideGlob(policy: Policy, pattern: string, root: string, globs: { outward: string[] | undefined }): Decision {
+function decideGlob(policy: Policy, pattern: string, root: string, globs: ShellContext['globs']): Decision {
   const literal = pattern
     .split('/')
     .map((segment) => (/[*?[]/.test(segment) ? '__glob__' : segment))

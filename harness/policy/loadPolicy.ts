@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
-import { JsonFileError, readJsonFile } from '../../src/schema/jsonFile.js';
+import { JsonFileError, readJson, zodProblem } from '../../src/schema/jsonFile.js';
 import { PolicySchema, type Policy } from '../../src/schema/policy.js';
 
 /** The shipped default policy, documented in the README. */
@@ -13,7 +13,9 @@ export function defaultPolicyPath(): string {
 }
 
 export function loadPolicy(file: string = defaultPolicyPath()): Policy {
-  const policy = readJsonFile(file, PolicySchema, 'policy file');
+  const parsed = PolicySchema.safeParse(resolveExtends(file, readJson(file, 'policy file'), 0));
+  if (!parsed.success) throw new JsonFileError(`${file}: ${zodProblem(parsed.error)}`);
+  const policy = parsed.data;
   for (const rule of policy.shell.rules) {
     if (rule.when_args_match === undefined) continue;
     try {
@@ -23,4 +25,20 @@ export function loadPolicy(file: string = defaultPolicyPath()): Policy {
     }
   }
   return policy;
+}
+
+/**
+ * `"extends": "default"` (or a path relative to the file): the other policy, with this file's
+ * top-level fields replacing its own, except `tools`, which add to and override the base's by name.
+ * A suite's policy then says only what it changes (suites/mcp/policy.json names two MCP tools).
+ */
+function resolveExtends(file: string, json: unknown, depth: number): unknown {
+  if (typeof json !== 'object' || json === null || !('extends' in json)) return json;
+  const { extends: base, ...own } = json as Record<string, unknown>;
+  if (typeof base !== 'string') throw new JsonFileError(`${file}: field extends: a policy file path or "default"`);
+  if (depth >= 4) throw new JsonFileError(`${file}: field extends: more than 4 levels`);
+  const baseFile = base === 'default' ? defaultPolicyPath() : path.resolve(path.dirname(file), base);
+  const resolved = resolveExtends(baseFile, readJson(baseFile, 'policy file (extends)'), depth + 1) as Record<string, unknown>;
+  const tools = { ...(resolved['tools'] as Record<string, unknown> | undefined), ...(own['tools'] as Record<string, unknown> | undefined) };
+  return { ...resolved, ...own, tools };
 }

@@ -28,6 +28,8 @@ export interface SimpleCommand {
   args: ShellWord[];
   assignments: Array<{ name: string; value: ShellWord | null }>;
   redirects: ShellRedirect[];
+  /** Literal text a here-document or here-string feeds the command (an interpreter's program). */
+  stdin?: string;
 }
 
 export interface Unprovable {
@@ -90,11 +92,13 @@ function visit(node: Node, out: ShellAnalysis): void {
   const type = node.type;
   if (type === 'comment') return;
   if (CONTAINERS.has(type)) {
+    const first = out.commands.length;
     for (const child of node.namedChildren) {
       if (!child) continue;
       if (isRedirect(child.type)) collectRedirect(child, out.redirects, out);
       else visit(child, out);
     }
+    if (type === 'redirected_statement') attachHeredoc(node, out.commands[first]);
     return;
   }
   switch (type) {
@@ -139,6 +143,19 @@ function visit(node: Node, out: ShellAnalysis): void {
   }
 }
 
+/** `python3 <<'EOF' ... EOF`: the here-document is the command's program text, read like `-c`. */
+function attachHeredoc(node: Node, command: SimpleCommand | undefined): void {
+  if (!command || node.childForFieldName('body')?.type !== 'command') return;
+  for (const child of node.namedChildren) {
+    if (child?.type !== 'heredoc_redirect' || hasDynamic(child)) continue;
+    const parts = child.namedChildren.filter((c): c is Node => c !== null);
+    // A here-document that also starts a pipeline feeds the first command only; its body is plain text.
+    if (parts.some((c) => !['heredoc_start', 'heredoc_body', 'heredoc_end', 'file_redirect'].includes(c.type))) continue;
+    const body = parts.find((c) => c.type === 'heredoc_body');
+    command.stdin = body?.text ?? '';
+  }
+}
+
 function isRedirect(type: string): boolean {
   return type === 'file_redirect' || type === 'heredoc_redirect' || type === 'herestring_redirect';
 }
@@ -149,7 +166,11 @@ function simpleCommand(node: Node, out: ShellAnalysis): SimpleCommand {
     if (!child) continue;
     if (child.type === 'variable_assignment') command.assignments.push(...assignments(child, out));
     else if (child.type === 'command_name') command.program = word(child.namedChildren[0] ?? child, out);
-    else if (isRedirect(child.type)) collectRedirect(child, command.redirects, out);
+    else if (child.type === 'herestring_redirect') {
+      const target = child.namedChildren[0];
+      const value = target ? word(target, out).value : null;
+      if (value !== null) command.stdin = `${value}\n`;
+    } else if (isRedirect(child.type)) collectRedirect(child, command.redirects, out);
     else if (child.type !== 'comment') command.args.push(word(child, out));
   }
   return command;

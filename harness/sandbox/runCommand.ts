@@ -1,5 +1,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import path from 'node:path';
+import { gitEnvironment, gitShimDir } from '../git/gitEnv.js';
+import { bwrapArgs } from './bwrapArgs.js';
 
 export type SandboxMode = 'process' | 'bwrap';
 
@@ -19,13 +21,19 @@ export interface RunOptions {
   timeoutMs: number;
   outputCap: number;
   mode: SandboxMode;
+  /** Workspace globs masked with an empty file under bubblewrap (the policy's secret paths). */
+  secretPaths?: readonly string[];
   signal?: AbortSignal;
 }
 
-/** The child's whole environment: nothing of the parent's leaks through (no keys, no tokens). */
+/**
+ * The child's whole environment: nothing of the parent's leaks through (no keys, no tokens). git is
+ * found first in harness/git/bin, the shim that runs it with the workspace's programs switched off.
+ */
 export function sandboxEnv(workspace: string): Record<string, string> {
   return {
-    PATH: '/usr/local/bin:/usr/bin:/bin',
+    ...gitEnvironment(workspace),
+    PATH: `${gitShimDir()}:/usr/local/bin:/usr/bin:/bin`,
     HOME: workspace,
     LANG: 'C.UTF-8',
     LC_ALL: 'C.UTF-8',
@@ -34,18 +42,28 @@ export function sandboxEnv(workspace: string): Record<string, string> {
   };
 }
 
-let bwrapAvailable: boolean | undefined;
+let bwrapProbe: { ok: boolean; detail: string } | undefined;
 
-/** Whether bubblewrap is installed and can actually create its namespaces here. */
-export function hasBubblewrap(): boolean {
-  if (bwrapAvailable === undefined) {
-    const probe = spawnSync('bwrap', ['--ro-bind', '/', '/', '--unshare-all', '--die-with-parent', 'true'], {
-      stdio: 'ignore',
+/** Whether bubblewrap is installed and can create its namespaces here, and if not, why not. */
+export function probeBubblewrap(): { ok: boolean; detail: string } {
+  if (bwrapProbe === undefined) {
+    const probe = spawnSync('bwrap', ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--unshare-all', '--die-with-parent', 'true'], {
+      encoding: 'utf8',
       timeout: 5000,
     });
-    bwrapAvailable = probe.status === 0;
+    const err = probe.error as NodeJS.ErrnoException | undefined;
+    bwrapProbe =
+      probe.status === 0
+        ? { ok: true, detail: 'bubblewrap can create its namespaces here' }
+        : err?.code === 'ENOENT'
+          ? { ok: false, detail: 'bubblewrap (bwrap) is not installed' }
+          : { ok: false, detail: `bwrap cannot create namespaces here: ${(probe.stderr || err?.message || `exit ${probe.status}`).trim().slice(0, 200)}` };
   }
-  return bwrapAvailable;
+  return bwrapProbe;
+}
+
+export function hasBubblewrap(): boolean {
+  return probeBubblewrap().ok;
 }
 
 /** Largest file a command may write, in KiB: a runaway `seq … > file` cannot fill the disk. */
@@ -59,23 +77,7 @@ function commandLine(command: string, options: RunOptions): [string, string[]] {
     ['--noprofile', '--norc', '-c', `ulimit -f ${MAX_FILE_KIB} && exec /bin/bash --noprofile --norc -c "$1"`, 'tracegate-sandbox', command],
   ];
   if (options.mode !== 'bwrap') return shell;
-  const ws = path.resolve(options.workspace);
-  return [
-    'bwrap',
-    [
-      '--ro-bind', '/', '/',
-      '--dev', '/dev',
-      '--proc', '/proc',
-      '--tmpfs', '/tmp',
-      '--bind', ws, ws,
-      '--chdir', ws,
-      '--unshare-all',
-      '--die-with-parent',
-      '--new-session',
-      shell[0],
-      ...shell[1],
-    ],
-  ];
+  return ['bwrap', [...bwrapArgs(path.resolve(options.workspace), options.secretPaths ?? []), shell[0], ...shell[1]]];
 }
 
 /**

@@ -24,6 +24,19 @@ export function findTool(name: string): Tool | undefined {
 export function toolDefinitions(
   descriptions: Partial<Record<string, string>> = {},
   parameterDescriptions: Partial<Record<string, Record<string, string>>> = {},
+  extra: ReadonlyArray<{ name: string; description: string; inputSchema: Record<string, unknown> }> = [],
+): ToolDefinition[] {
+  const external = extra.map((tool) => {
+    const { $schema: _ignored, ...parameters } = tool.inputSchema;
+    // MCP schemas are the server's own and need not meet strict mode's rules.
+    return { type: 'function' as const, function: { name: tool.name, description: descriptions[tool.name] ?? tool.description, parameters, strict: false } };
+  });
+  return [...builtinDefinitions(descriptions, parameterDescriptions), ...external];
+}
+
+function builtinDefinitions(
+  descriptions: Partial<Record<string, string>>,
+  parameterDescriptions: Partial<Record<string, Record<string, string>>>,
 ): ToolDefinition[] {
   return Object.values(TOOLS).map((tool) => {
     const { $schema: _ignored, ...parameters } = z.toJSONSchema(tool.schema) as Record<string, unknown>;

@@ -13,6 +13,7 @@ export const runShellTool = defineTool({
       timeoutMs: ctx.shellTimeoutMs,
       outputCap: ctx.outputCap,
       mode: ctx.sandboxMode,
+      ...(ctx.secretPaths ? { secretPaths: ctx.secretPaths } : {}),
       signal: ctx.signal,
     });
     const output = run.truncated

@@ -22,6 +22,8 @@ export interface ToolContext {
   outputCap: number;
   shellTimeoutMs: number;
   sandboxMode: SandboxMode;
+  /** The policy's secret paths: masked in the workspace under bubblewrap. */
+  secretPaths?: readonly string[];
   signal: AbortSignal;
 }
 

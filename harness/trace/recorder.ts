@@ -51,6 +51,11 @@ export class TraceRecorder {
     this.root = this.start('agent', `task ${taskId}`, null, { 'task.id': taskId, epoch });
   }
 
+  /** Attributes of the whole run (sandbox, tool-calling options) on the root span. */
+  setRoot(attributes: Record<string, AttributeValue | undefined>): void {
+    this.root.set(attributes);
+  }
+
   get rootId(): string {
     return this.root.id;
   }

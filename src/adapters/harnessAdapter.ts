@@ -7,13 +7,15 @@ import {
   RecordingModel,
   defaultApprover,
   defaultPolicyPath,
-  hasBubblewrap,
+  chooseSandbox,
   loadPolicy,
+  SandboxUnavailableError,
   runAgent,
   runPolicyTask,
   type Approver,
   type HarnessSettings,
   type Model,
+  type SandboxRequest,
 } from '../../harness/index.js';
 import type { Redactor } from '../schema/redact.js';
 import type { Task } from '../schema/task.js';
@@ -31,6 +33,8 @@ export interface HarnessAdapterOptions {
   record?: string | undefined;
   policyFile?: string | undefined;
   settings?: Partial<HarnessSettings>;
+  /** Which sandbox run_shell uses; `auto` (the default) picks bubblewrap when it works here. */
+  sandbox?: SandboxRequest;
   approver?: Approver;
   redactor: Redactor;
 }
@@ -55,10 +59,14 @@ export function createHarnessAdapter(options: HarnessAdapterOptions): Adapter {
   const model = buildModel(options);
   const policyFile = options.policyFile ?? defaultPolicyPath();
   const policy = loadPolicy(policyFile);
-  const settings: HarnessSettings = { ...DEFAULT_SETTINGS, ...options.settings };
-  if (settings.sandboxMode === 'bwrap' && !hasBubblewrap()) {
-    throw new AdapterConfigError('--sandbox bwrap: bubblewrap is not installed or cannot create namespaces here');
+  let choice;
+  try {
+    choice = chooseSandbox(options.sandbox ?? options.settings?.sandboxMode ?? 'auto');
+  } catch (error) {
+    if (error instanceof SandboxUnavailableError) throw new AdapterConfigError(error.message);
+    throw error;
   }
+  const settings: HarnessSettings = { ...DEFAULT_SETTINGS, ...options.settings, sandboxMode: choice.mode, sandboxReason: choice.reason };
   const deps = {
     model,
     modelName: options.provider === 'openai' ? options.model : model.info.model,
@@ -71,6 +79,7 @@ export function createHarnessAdapter(options: HarnessAdapterOptions): Adapter {
     model: model.info,
     policy: path.relative(process.cwd(), policyFile) || policyFile,
     sandbox: settings.sandboxMode,
+    sandboxReason: settings.sandboxReason,
     async run(task: Task, ctx: AdapterRunContext): Promise<Trace> {
       if (task.toolCall) {
         return runPolicyTask(

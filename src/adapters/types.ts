@@ -15,5 +15,7 @@ export interface Adapter {
   /** Short descriptions for the report: which policy and sandbox the agent ran under. */
   readonly policy: string;
   readonly sandbox: string;
+  /** Why that sandbox runs, when the adapter chose it. */
+  readonly sandboxReason?: string;
   run(task: Task, ctx: AdapterRunContext): Promise<Trace>;
 }

@@ -1,7 +1,9 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { Option, type Command } from 'commander';
+import { SANDBOX_REQUESTS, type SandboxRequest } from '../../harness/index.js';
 import type { Adapter } from '../adapters/types.js';
+import type { McpServerSpec } from '../schema/mcpServer.js';
 import { createHarnessAdapter } from '../adapters/harnessAdapter.js';
 import { parseShard, selectShard } from '../orchestrator/shard.js';
 import { createRedactor, type Redactor } from '../schema/redact.js';
@@ -25,7 +27,7 @@ export interface RunFlags extends GateFlags {
   cassettes?: string;
   record?: string;
   policy?: string;
-  sandbox: 'process' | 'bwrap';
+  sandbox: SandboxRequest;
   concurrency: number;
   epochs: number | 'auto';
   maxEpochs?: number;
@@ -52,7 +54,11 @@ export function addRunOptions(command: Command, { variant }: { variant: boolean 
     .option('--cassettes <dir>', 'replay model responses from this folder of cassettes (<task_id>.json each)')
     .option('--record <dir>', "record the live model's responses as cassettes into this folder")
     .option('--policy <file>', 'permission policy JSON for the harness (default: harness/policy/default-policy.json)')
-    .addOption(new Option('--sandbox <mode>', 'how run_shell is isolated: its own process group, or bubblewrap namespaces').choices(['process', 'bwrap']).default('process'))
+    .addOption(
+      new Option('--sandbox <mode>', 'how run_shell is isolated: auto (bubblewrap when it works here, else a process group; the reason is in every trace and report), process, or bwrap (an error where bubblewrap cannot run)')
+        .choices(SANDBOX_REQUESTS)
+        .default('auto'),
+    )
     .option('-j, --concurrency <n>', 'tasks run at once', positiveInt, 4)
     .option('--epochs <k|auto>', 'run every task K times (pass@k, pass^k, flaky tasks); auto: re-run in stages only where more trials can still move the verdict against --baseline', epochsOption, 1)
     .option('--max-epochs <k>', 'with --epochs auto: most trials any task gets (default 5)', positiveInt)
@@ -130,7 +136,7 @@ function providerOf(flags: RunFlags, variant: LoadedVariant | null, prepared: Pr
 export interface PreparedRun {
   suites: LoadedSuite[];
   /** What the suites' header lines ask for (one value across all suites). */
-  suiteDefaults: { cassettes: string | null; policy: string | null };
+  suiteDefaults: { cassettes: string | null; policy: string | null; mcpServers: McpServerSpec[] | null };
   tasks: Task[];
   shard: { index: number; total: number } | null;
   redactor: Redactor;
@@ -151,7 +157,9 @@ function suiteDefaults(suites: LoadedSuite[]): PreparedRun['suiteDefaults'] {
     if (values.length > 1) throw new CliError(`the suites name different ${key} (${values.join(', ')}); run them separately or pass --${key === 'cassettes' ? 'cassettes' : 'policy'}`, EXIT.BAD_INPUT);
     return values[0] ?? null;
   };
-  return { cassettes: pick('cassettes'), policy: pick('policy') };
+  const servers = [...new Set(suites.map((s) => s.header.mcpServers).filter((v) => v !== null).map((v) => JSON.stringify(v)))];
+  if (servers.length > 1) throw new CliError('the suites name different mcp_servers; run them separately', EXIT.BAD_INPUT);
+  return { cassettes: pick('cassettes'), policy: pick('policy'), mcpServers: servers[0] ? (JSON.parse(servers[0]) as McpServerSpec[]) : null };
 }
 
 function buildAdapter(flags: RunFlags, variant: LoadedVariant | null, prepared: PreparedRun): Adapter {
@@ -166,10 +174,11 @@ function buildAdapter(flags: RunFlags, variant: LoadedVariant | null, prepared: 
     record: flags.record,
     policyFile: variant?.policy ?? flags.policy ?? prepared.suiteDefaults.policy ?? undefined,
     settings: {
+      ...(prepared.suiteDefaults.mcpServers ? { mcpServers: prepared.suiteDefaults.mcpServers } : {}),
       ...variant?.settings.harness,
       ...(flags.maxSteps ? { maxSteps: flags.maxSteps } : {}),
-      sandboxMode: flags.sandbox,
     },
+    sandbox: flags.sandbox,
     redactor,
   });
 }

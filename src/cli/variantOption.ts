@@ -1,6 +1,7 @@
 import path from 'node:path';
 import type { HarnessSettings } from '../../harness/index.js';
 import { readJsonFile } from '../schema/jsonFile.js';
+import { resolveMcpServerPaths } from '../schema/mcpServerPaths.js';
 import { VariantSchema } from '../schema/variant.js';
 
 export interface LoadedVariant {
@@ -22,6 +23,9 @@ export function loadVariant(file: string): LoadedVariant {
   if (v.temperature !== undefined) harness.temperature = v.temperature;
   if (v.max_steps !== undefined) harness.maxSteps = v.max_steps;
   if (v.compression_threshold !== undefined) harness.compressionThreshold = v.compression_threshold;
+  if (v.tool_choice !== undefined) harness.toolChoice = v.tool_choice;
+  if (v.parallel_tool_calls !== undefined) harness.parallelToolCalls = v.parallel_tool_calls;
+  if (v.mcp_servers !== undefined) harness.mcpServers = resolveMcpServerPaths(v.mcp_servers, dir);
   const relative = (p: string | undefined) => (p === undefined ? undefined : path.relative(process.cwd(), path.resolve(dir, p)) || '.');
   return {
     name: v.name,

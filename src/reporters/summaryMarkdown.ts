@@ -35,7 +35,7 @@ export function summaryMarkdown(report: RunReport): string {
   const verdict = gate ? (gate.passed ? '✅ gate passed' : '❌ gate failed') : '';
   lines.push(`## tracegate: ${pct(s.pass_rate)} pass rate ${verdict ? `— ${verdict}` : ''}`);
   lines.push('');
-  lines.push(`**Model:** ${mdText(modelLabel(report.run.model))}${report.run.variant ? ` · **variant:** ${mdText(report.run.variant.name)}` : ''}`);
+  lines.push(`**Model:** ${mdText(modelLabel(report.run.model))}${report.run.variant ? ` · **variant:** ${mdText(report.run.variant.name)}` : ''} · **sandbox:** ${mdText(report.run.sandbox)}${report.run.sandbox_reason ? ` (${mdText(report.run.sandbox_reason)})` : ''}`);
   lines.push('');
   lines.push('| tasks | passed | failed | errored | pass rate | steps (mean) | tokens |');
   lines.push('| ---: | ---: | ---: | ---: | ---: | ---: | ---: |');

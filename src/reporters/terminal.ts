@@ -17,7 +17,7 @@ export function formatTerminal(report: RunReport): string {
   const { summary: s, run } = report;
   const lines: string[] = [];
   lines.push(`model: ${modelLabel(run.model)}`);
-  lines.push(`suites: ${run.suites.map((x) => x.path).join(', ')}  policy: ${run.policy}  sandbox: ${run.sandbox}${run.epochs > 1 ? `  epochs: ${run.epochs}` : ''}${run.shard ? `  shard: ${run.shard.index}/${run.shard.total}` : ''}`);
+  lines.push(`suites: ${run.suites.map((x) => x.path).join(', ')}  policy: ${run.policy}  sandbox: ${run.sandbox}${run.sandbox_reason ? ` (${run.sandbox_reason})` : ''}${run.epochs > 1 ? `  epochs: ${run.epochs}` : ''}${run.shard ? `  shard: ${run.shard.index}/${run.shard.total}` : ''}`);
   if (run.interrupted) lines.push('INTERRUPTED: the report holds only the trials that finished.');
 
   const summary = makeTable({ head: ['tasks', 'passed', 'failed', 'errored', 'pass rate', 'steps (mean)', 'tokens', 'duration'] });

@@ -105,6 +105,7 @@ export async function executeRun(options: ExecuteOptions): Promise<RunReport> {
     variant: options.variant,
     policy: options.adapter.policy,
     sandbox: options.adapter.sandbox,
+    ...(options.adapter.sandboxReason ? { sandbox_reason: options.adapter.sandboxReason } : {}),
     epochs: options.epochs,
     concurrency: options.concurrency,
     shard: options.shard,

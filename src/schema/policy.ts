@@ -15,6 +15,10 @@ export const ShellRuleSchema = z.strictObject({
   programs: z.array(z.string().min(1)).min(1),
   /** Regular expression tested against the command's arguments joined by single spaces. */
   when_args_match: z.string().min(1).optional(),
+  /** The rule applies only under this sandbox: `process` (a process group) or `isolated` (bubblewrap). */
+  sandbox: z.enum(['process', 'isolated']).optional(),
+  /** The rule applies only to these subcommands, as the program's reading names them (git `status`, `branch --list`; npm `test`). */
+  subcommands: z.array(z.string().min(1)).min(1).optional(),
   decision: RuleDecision,
   risk: RiskLevelSchema.default('high'),
   reason: z.string().min(1),
@@ -29,6 +33,8 @@ export const PolicySchema = z.strictObject({
     z.strictObject({ risk: RiskLevelSchema, decision: RuleDecision.default('allow') }),
   ),
   unknown_tool: RuleDecision.default('deny'),
+  /** Tools from MCP servers that `tools` does not name (as `server__tool`). */
+  mcp_tools: RuleDecision.default('require_approval'),
   /** Workspace paths no tool may read or write (globs relative to the workspace root). */
   secret_paths: z.array(z.string().min(1)).default([]),
   shell: z.strictObject({

@@ -114,6 +114,8 @@ export const RunInfoSchema = z.object({
   variant: z.object({ name: z.string(), file: z.string().nullable() }).nullable(),
   policy: z.string(),
   sandbox: z.string(),
+  /** Why that sandbox ran (`--sandbox auto` says whether bubblewrap works here). */
+  sandbox_reason: z.string().optional(),
   epochs: z.number().int().positive(),
   concurrency: z.number().int().positive(),
   shard: z.object({ index: z.number().int(), total: z.number().int() }).nullable(),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { McpServerSchema } from './mcpServer.js';
 import { ErrorTypeSchema, PolicyDecisionSchema } from './trace.js';
 
 /**
@@ -134,6 +135,8 @@ export const SuiteHeaderSchema = z.strictObject({
     cassettes: z.string().min(1).optional(),
     /** The permission policy the harness runs this suite under. */
     policy: z.string().min(1).optional(),
+    /** MCP servers whose tools the reference harness offers in this suite (paths relative to the suite). */
+    mcp_servers: z.array(McpServerSchema).optional(),
   }),
 });
 export type SuiteHeader = z.infer<typeof SuiteHeaderSchema>['suite'];

@@ -18,6 +18,8 @@ export const ERROR_TYPES = [
   'PATH_OUTSIDE_WORKSPACE',
   'OUTPUT_TRUNCATED',
   'DIVISION_BY_ZERO',
+  /** An MCP tool answered with `isError`: the tool ran and reported a failure. */
+  'TOOL_ERROR',
 ] as const;
 export const ErrorTypeSchema = z.enum(ERROR_TYPES);
 export type ErrorType = z.infer<typeof ErrorTypeSchema>;

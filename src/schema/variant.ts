@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { McpServerSchema } from './mcpServer.js';
 
 export const VARIANT_SCHEMA_VERSION = 'variant/v1';
 
@@ -19,5 +20,11 @@ export const VariantSchema = z.strictObject({
   /** Paths are relative to the variant file. */
   policy: z.string().min(1).optional(),
   cassettes: z.string().min(1).optional(),
+  /** OpenAI tool_choice: "auto", "required", "none", or {"name": TOOL} to force one tool. */
+  tool_choice: z.union([z.enum(['auto', 'required', 'none']), z.strictObject({ name: z.string().min(1) })]).optional(),
+  /** OpenAI parallel_tool_calls; the harness runs the calls of one reply in order either way. */
+  parallel_tool_calls: z.boolean().optional(),
+  /** MCP servers whose tools the harness offers (paths relative to the variant file). */
+  mcp_servers: z.array(McpServerSchema).optional(),
 });
 export type Variant = z.infer<typeof VariantSchema>;

@@ -2,6 +2,8 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { z } from 'zod';
+import type { McpServerSpec } from '../schema/mcpServer.js';
+import { resolveMcpServerPaths } from '../schema/mcpServerPaths.js';
 import { RawTaskSchema, SuiteHeaderSchema, type CheckSpec, type PolicyExpectation, type RawTask, type Task } from '../schema/task.js';
 
 /** One problem in a suite file, located to the line and field. */
@@ -28,7 +30,7 @@ export interface LoadedSuite {
   path: string;
   sha256: string;
   /** From the header line, with paths resolved against the suite's folder. */
-  header: { description: string | null; cassettes: string | null; policy: string | null };
+  header: { description: string | null; cassettes: string | null; policy: string | null; mcpServers: McpServerSpec[] | null };
   tasks: Task[];
 }
 
@@ -127,7 +129,7 @@ function parseHeader(json: object, at: { file: string; line: number; baseDir: st
     issues.push(...zodIssues(parsed.error, at.file, at.line));
     return null;
   }
-  const { description, cassettes, policy } = parsed.data.suite;
+  const { description, cassettes, policy, mcp_servers } = parsed.data.suite;
   const resolveIn = (p: string | undefined, field: string) => {
     if (p === undefined) return null;
     const absolute = path.resolve(at.baseDir, p);
@@ -136,7 +138,12 @@ function parseHeader(json: object, at: { file: string; line: number; baseDir: st
     }
     return path.relative(process.cwd(), absolute) || '.';
   };
-  return { description: description ?? null, cassettes: resolveIn(cassettes, 'cassettes'), policy: resolveIn(policy, 'policy') };
+  return {
+    description: description ?? null,
+    cassettes: resolveIn(cassettes, 'cassettes'),
+    policy: resolveIn(policy, 'policy'),
+    mcpServers: mcp_servers ? resolveMcpServerPaths(mcp_servers, at.baseDir) : null,
+  };
 }
 
 /**
@@ -154,7 +161,7 @@ export function loadSuite(file: string): LoadedSuite {
   const issues: SuiteIssue[] = [];
   const tasks: Task[] = [];
   const firstLine = new Map<string, number>();
-  const header: LoadedSuite['header'] = { description: null, cassettes: null, policy: null };
+  const header: LoadedSuite['header'] = { description: null, cassettes: null, policy: null, mcpServers: null };
   let sawEntry = false;
 
   text.split(/\r?\n/).forEach((content, index) => {

@@ -27,6 +27,18 @@ describe('import boundaries', () => {
     }
   });
 
+  it('only harness/mcp/ talks MCP, and the policy (harness/policy/) starts no process', () => {
+    for (const dir of ['harness', 'src']) {
+      for (const file of sources(path.join(ROOT, dir))) {
+        const rel = path.relative(ROOT, file);
+        for (const spec of imports(file)) {
+          if (spec.startsWith('@modelcontextprotocol/')) expect(rel, `${rel} imports ${spec}`).toMatch(/^harness\/mcp\//);
+          if (rel.startsWith('harness/policy/')) expect(spec, `${rel} imports ${spec}`).not.toMatch(/child_process/);
+        }
+      }
+    }
+  });
+
   it('the pure core (checks, classifier, diff, gate, shard selection) touches no clock, network or file', () => {
     const pure = [
       ...sources(path.join(ROOT, 'src/checks')),

@@ -1,7 +1,7 @@
-import { readFileSync, realpathSync, existsSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { hasBubblewrap, runCommand, type SandboxMode } from '../../harness/index.js';
+import { chooseSandbox, hasBubblewrap, runCommand, type SandboxMode } from '../../harness/index.js';
 import { tempDir } from '../helpers/cli.js';
 
 const run = (command: string, options: { timeoutMs?: number; outputCap?: number; mode?: SandboxMode; workspace?: string } = {}) => {
@@ -67,7 +67,8 @@ describe('sandbox: processes', () => {
       const names = lines.slice(1).map((l) => l.split('=')[0]);
       expect(result.output).not.toContain('planted-value-123456');
       expect(names).not.toContain('TRACEGATE_TEST_SECRET_TOKEN');
-      expect(names.filter((n) => !['PATH', 'HOME', 'LANG', 'LC_ALL', 'TERM', 'PWD', 'SHLVL', '_', 'OLDPWD'].includes(n!))).toEqual([]);
+      const git = (n: string) => /^GIT_[A-Z_0-9]+$/.test(n) || n === 'TRACEGATE_WORKSPACE';
+      expect(names.filter((n) => !['PATH', 'HOME', 'LANG', 'LC_ALL', 'TERM', 'PWD', 'SHLVL', '_', 'OLDPWD'].includes(n!) && !git(n!))).toEqual([]);
       expect(lines).toContain(`HOME=${result.workspace}`);
     } finally {
       delete process.env['TRACEGATE_TEST_SECRET_TOKEN'];
@@ -104,6 +105,36 @@ describe.skipIf(!bwrapReady)('sandbox: bubblewrap mode', () => {
     // The network namespace has only the loopback device.
     expect(result.output).not.toMatch(/^(eth|ens|enp|wl|ifb)/m);
     expect(result.mode).toBe('bwrap');
+  });
+
+  it('shows no home folder, hides private system files and masks the workspace\'s secrets', async () => {
+    const workspace = realpathSync(tempDir('tracegate-sandbox-'));
+    writeFileSync(path.join(workspace, '.env'), 'TOKEN=planted-secret-42\n');
+    mkdirSync(path.join(workspace, '.ssh'));
+    writeFileSync(path.join(workspace, '.ssh/id_rsa'), 'PRIVATE KEY planted\n');
+    writeFileSync(path.join(workspace, 'plain.txt'), 'visible\n');
+    const result = await runCommand(
+      'cat .env; ls .ssh; cat plain.txt; ls /home /root /work 2>&1 | head -3; cat /etc/shadow | wc -c; echo written > .env 2>&1 || echo env-readonly',
+      { workspace, timeoutMs: 10_000, outputCap: 8000, mode: 'bwrap', secretPaths: ['.env', '.ssh/**'] },
+    );
+    expect(result.output).not.toContain('planted-secret-42');
+    expect(result.output).not.toContain('id_rsa');
+    expect(result.output).toContain('visible');
+    expect(result.output).toMatch(/No such file or directory/);
+    expect(result.output).toMatch(/^0$/m);
+    expect(result.output).toContain('env-readonly');
+    // The real files are untouched.
+    expect(readFileSync(path.join(workspace, '.env'), 'utf8')).toBe('TOKEN=planted-secret-42\n');
+  });
+
+  it('runs interpreters from the system and finds git through the harness shim', async () => {
+    const result = await run("python3 -c 'print(6 * 7)'; node -e 'console.log(6 * 7)'; command -v git", { mode: 'bwrap' });
+    expect(result.output).toMatch(/^42\n42\n.*harness\/git\/bin\/git$/m);
+  });
+
+  it('auto picks bubblewrap here and says why', () => {
+    expect(chooseSandbox('auto')).toMatchObject({ mode: 'bwrap', requested: 'auto', reason: expect.stringMatching(/bubblewrap/) });
+    expect(chooseSandbox('process')).toMatchObject({ mode: 'process' });
   });
 
   it('still kills the tree on timeout', async () => {

@@ -1,0 +1,45 @@
+import type { AttributeValue } from '../../src/schema/trace.js';
+import { McpConnectError, openMcpToolset, type McpTool } from '../mcp/mcpToolset.js';
+import type { Tool, ToolContext } from '../tools/types.js';
+import type { HarnessDeps, HarnessSettings } from './config.js';
+
+/** The tools a task gets besides the built-in ones (its MCP servers' tools), open for the task. */
+export interface OpenedTools {
+  list: McpTool[];
+  byName: ReadonlyMap<string, Tool>;
+  close(): Promise<void>;
+}
+
+export async function openTools(settings: HarnessSettings, workspace: string): Promise<OpenedTools | { error: { code: string; message: string } }> {
+  if (settings.mcpServers.length === 0) return { list: [], byName: new Map(), close: async () => {} };
+  try {
+    const toolset = await openMcpToolset(settings.mcpServers, workspace);
+    return { list: toolset.tools, byName: new Map(toolset.tools.map((t) => [t.name, t])), close: toolset.close };
+  } catch (error) {
+    if (error instanceof McpConnectError) return { error: { code: error.code, message: error.message } };
+    throw error;
+  }
+}
+
+export function toolContext(deps: HarnessDeps, workspace: string, signal: AbortSignal): ToolContext {
+  return {
+    workspace,
+    outputCap: deps.settings.outputCap,
+    shellTimeoutMs: deps.settings.shellTimeoutMs,
+    sandboxMode: deps.settings.sandboxMode,
+    secretPaths: deps.policy.secret_paths,
+    signal,
+  };
+}
+
+/** What every trace says about how the harness ran: the sandbox and why, the tool-calling options. */
+export function runSettingsAttributes(settings: HarnessSettings): Record<string, AttributeValue> {
+  const choice = settings.toolChoice;
+  return {
+    'sandbox.mode': settings.sandboxMode,
+    'sandbox.reason': settings.sandboxReason,
+    'gen_ai.request.tool_choice': typeof choice === 'string' ? choice : choice.name,
+    'gen_ai.request.parallel_tool_calls': settings.parallelToolCalls,
+    'mcp.servers': settings.mcpServers.map((s) => s.name),
+  };
+}

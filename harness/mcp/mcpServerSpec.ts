@@ -1,0 +1,1 @@
+export type { McpServerSpec } from '../../src/schema/mcpServer.js';

@@ -1,0 +1,40 @@
+import type { ErrorType, PolicyDecision, RiskLevel } from '../../src/schema/trace.js';
+
+/** A policy decision that names the rule behind it. */
+export interface Decision {
+  decision: PolicyDecision;
+  risk: RiskLevel;
+  /** The id of the rule that decided, e.g. `allow-list`, `network-access`, `path-outside-workspace`. */
+  rule: string;
+  reason: string;
+  /** What a refusal of this call is reported as. */
+  errorType: ErrorType | null;
+}
+
+/** How strong the sandbox a command will run in is: a process group, or an isolated one (bubblewrap). */
+export type SandboxKind = 'process' | 'isolated';
+
+const SEVERITY: Record<PolicyDecision, number> = { allow: 0, require_approval: 1, deny: 2 };
+const RISK_ORDER: Record<RiskLevel, number> = { low: 0, medium: 1, high: 2 };
+
+export const allow = (rule: string, reason: string, risk: RiskLevel = 'low'): Decision => ({
+  decision: 'allow', risk, rule, reason, errorType: null,
+});
+export const deny = (rule: string, reason: string, errorType: ErrorType = 'COMMAND_BLOCKED'): Decision => ({
+  decision: 'deny', risk: 'high', rule, reason, errorType,
+});
+export const ask = (rule: string, reason: string, risk: RiskLevel = 'high'): Decision => ({
+  decision: 'require_approval', risk, rule, reason, errorType: 'APPROVAL_DENIED',
+});
+
+/** The strictest decision wins; among equals, the first found (it names the earliest cause). */
+export function strictest(decisions: Decision[]): Decision {
+  let worst: Decision | undefined;
+  let risk: RiskLevel = 'low';
+  for (const d of decisions) {
+    if (!worst || SEVERITY[d.decision] > SEVERITY[worst.decision]) worst = d;
+    if (RISK_ORDER[d.risk] > RISK_ORDER[risk]) risk = d.risk;
+  }
+  if (!worst) return allow('empty-command', 'nothing to run');
+  return { ...worst, risk: worst.decision === 'allow' ? risk : worst.risk };
+}

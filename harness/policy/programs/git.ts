@@ -1,0 +1,94 @@
+import { ask, deny, type Decision } from '../decision.js';
+import type { ShellWord } from '../shellSyntax.js';
+import type { Inspection, ProgramCheck } from './types.js';
+
+/** Global options that change nothing a repository could abuse. */
+const SAFE_GLOBAL = new Set(['--no-pager', '-P', '--no-optional-locks', '--literal-pathspecs', '--glob-pathspecs', '--noglob-pathspecs', '--icase-pathspecs', '--no-replace-objects', '--no-lazy-fetch', '--no-advice', '--version', '--bare']);
+/** Global options that take a path (checked like any path). */
+const PATH_GLOBAL = new Set(['-C', '--git-dir', '--work-tree']);
+/** Options that re-enable what the harness switched off, or run another program. */
+const REFUSED_OPTIONS: Array<[RegExp, string]> = [
+  [/^--ext-diff$/, 'runs an external diff program'],
+  [/^--textconv$/, 'runs textconv filters'],
+  [/^--filters$/, 'runs the repository\'s filters'],
+  [/^--show-signature$/, 'runs the signature program'],
+  [/^(-O.*|--open-files-in-pager(=.*)?)$/, 'opens a pager'],
+  [/^--(upload|receive)-pack(=.*)?$/, 'runs a program on the other side'],
+  [/^--exec(=.*)?$/, 'runs a program'],
+  [/^(-x|--exec-path)(=.*)?$/, 'runs programs from another folder'],
+];
+
+const LISTING: Record<string, RegExp> = {
+  branch: /^(--list|-l|-a|--all|-r|--remotes|-v|-vv|--verbose|--show-current|--no-color|--color(=.*)?|--no-column|--column(=.*)?|--(no-)?contains(=.*)?|--(no-)?merged(=.*)?|--sort=.*|--format=.*|--points-at=.*|--omit-empty|-i|--ignore-case)$/,
+  tag: /^(--list|-l|-n[0-9]*|--(no-)?contains(=.*)?|--(no-)?merged(=.*)?|--sort=.*|--format=.*|--points-at=.*|--no-column|--column(=.*)?|-i|--ignore-case)$/,
+  remote: /^(-v|--verbose)$/,
+  config: /^(--get|--get-all|--get-regexp|--list|-l|--name-only|--null|-z|--show-origin|--show-scope|--local|--type=.*|--bool|--int|--default=.*)$/,
+};
+
+/**
+ * Reads a git command line: refuses the global options that reach around the harness's safe
+ * configuration (`-c`, `--config-env`, `--exec-path`, `-p`) and the per-command options that turn
+ * programs back on, and names the subcommand for the policy's rules. Listing forms of commands that
+ * can also write are named with their listing flag: `branch --list`, `tag --list`, `stash list`.
+ */
+export const inspectGit: ProgramCheck = (cmd) => {
+  const decisions: Decision[] = [];
+  const pathArgs: ShellWord[] = [];
+  const args = cmd.args;
+  let i = 0;
+  for (; i < args.length; i++) {
+    const arg = args[i]!;
+    const v = arg.value;
+    if (v === null) {
+      decisions.push(ask('unprovable-argument', `git argument ${arg.text} has no fixed value`));
+      return { decisions, pathArgs };
+    }
+    if (!v.startsWith('-')) break;
+    const name = v.includes('=') ? v.slice(0, v.indexOf('=')) : v;
+    if (name === '-c' || name === '--config-env') decisions.push(deny('git-config-override', `git ${name} sets configuration, which can name programs to run`));
+    else if (name === '--exec-path' && v.includes('=')) decisions.push(deny('git-exec-path', 'git --exec-path= runs git programs from another folder'));
+    else if (name === '-p' || name === '--paginate') decisions.push(deny('git-pager', 'git -p starts a pager'));
+    else if (PATH_GLOBAL.has(name)) {
+      if (v.includes('=')) pathArgs.push({ value: v.slice(v.indexOf('=') + 1), text: v, glob: false });
+      else if (args[i + 1]) pathArgs.push(args[++i]!);
+    } else if (name === '--namespace' || name === '--exec-path') {
+      if (!v.includes('=') && name === '--namespace') i++;
+    } else if (!SAFE_GLOBAL.has(name)) decisions.push(ask('git-option', `git option ${name} is not known to be harmless`));
+  }
+  const sub = args[i]?.value ?? null;
+  const rest = args.slice(i + 1);
+  for (const arg of rest) {
+    const v = arg.value;
+    if (v === null) continue;
+    if (v === '--') break;
+    const refused = REFUSED_OPTIONS.find(([pattern]) => pattern.test(v));
+    if (refused) decisions.push(deny('git-dangerous-option', `git ${sub ?? ''} ${v} ${refused[1]}`));
+  }
+  pathArgs.push(...rest);
+  if (sub === null) return { decisions, pathArgs, subcommand: '' };
+  return { decisions, pathArgs, subcommand: subcommandKey(sub, rest) } satisfies Inspection;
+};
+
+function subcommandKey(sub: string, rest: ShellWord[]): string {
+  const values = rest.map((a) => a.value ?? '');
+  const options = values.filter((v) => v.startsWith('-'));
+  const operands = values.filter((v) => !v.startsWith('-'));
+  switch (sub) {
+    case 'branch':
+    case 'tag': {
+      const listing = options.every((o) => LISTING[sub]!.test(o));
+      const explicit = options.some((o) => o === '--list' || o === '-l');
+      return listing && (operands.length === 0 || explicit) ? `${sub} --list` : sub;
+    }
+    case 'remote':
+      return operands.length === 0 && options.every((o) => LISTING['remote']!.test(o)) ? 'remote -v' : `remote ${operands[0] ?? ''}`.trim();
+    case 'stash':
+    case 'reflog':
+    case 'worktree':
+      return operands.length > 0 ? `${sub} ${operands[0]}` : sub === 'reflog' ? 'reflog show' : sub;
+    case 'config':
+      return options.length > 0 && options.every((o) => LISTING['config']!.test(o)) && operands.length <= 1 ? 'config --get' : sub;
+    default:
+      return sub;
+  }
+}

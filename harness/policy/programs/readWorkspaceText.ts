@@ -1,0 +1,22 @@
+import { readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { ask, type Decision } from '../decision.js';
+import type { InspectContext } from './types.js';
+
+const MAX_PROGRAM_BYTES = 256 * 1024;
+
+/**
+ * The text of a program or script file the command names, read so it can be judged like inline
+ * code; the path itself must pass the path check first. A missing file is empty (the program will
+ * fail); a file too big to read asks.
+ */
+export function readWorkspaceText(file: string, ctx: InspectContext): string | Decision {
+  const checked = ctx.checkPath(file);
+  if (checked.decision !== 'allow') return checked;
+  const absolute = path.resolve(ctx.root, file);
+  const info = statSync(absolute, { throwIfNoEntry: false });
+  if (!info) return '';
+  if (!info.isFile()) return ask('program-file', `${file} is not a regular file`);
+  if (info.size > MAX_PROGRAM_BYTES) return ask('program-file', `${file} is larger than ${MAX_PROGRAM_BYTES} bytes and was not read`);
+  return readFileSync(absolute, 'utf8');
+}

@@ -1,0 +1,26 @@
+import type { Policy } from '../../../src/schema/policy.js';
+import type { Decision, SandboxKind } from '../decision.js';
+import type { ShellWord, SimpleCommand } from '../shellSyntax.js';
+
+/** What the policy knows while it judges one command. */
+export interface InspectContext {
+  policy: Policy;
+  root: string;
+  sandbox: SandboxKind;
+  /** Judges a path a program will read or write (inside the workspace, not a secret). */
+  checkPath(p: string): Decision;
+  /** Judges a command another program will run (xargs, find -exec). */
+  checkCommand(cmd: SimpleCommand): Decision;
+}
+
+/** How one program's arguments read: what they add to the decision, and which of them are paths. */
+export interface Inspection {
+  decisions: Decision[];
+  /** Matched against a rule's `subcommands` (git's `status`, npm's `test`). */
+  subcommand?: string;
+  /** The arguments that may name files; undefined: every argument may. */
+  pathArgs?: ShellWord[];
+}
+
+/** Reads a program's arguments the way the program would; never runs anything. */
+export type ProgramCheck = (cmd: SimpleCommand, ctx: InspectContext) => Inspection;

@@ -1,0 +1,4 @@
+import statistics
+
+values = [3, 1, 4, 1, 5, 9, 2, 6]
+print("median", statistics.median(values))
