@@ -7,7 +7,7 @@ import { conditionalZ } from './stratifiedExact.js';
  * the runner (src/runner/adaptiveEpochs.ts) feeds it the trials so far and runs what it asks for.
  *
  * Error control across stages: a group-sequential design with Lan–DeMets O'Brien–Fleming-type alpha
- * spending over the information fraction (trials run / most trials the run can make); each look
+ * spending over the information fraction (null variance of the statistic now / at the end); each look
  * tests with the exact stratified test at the nominal level of its boundary. Stopping for futility
  * (no sign of a regression) is non-binding and never adds false alarms.
  */
