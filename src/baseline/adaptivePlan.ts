@@ -7,7 +7,7 @@ import { conditionalZ } from './stratifiedExact.js';
  * the runner (src/runner/adaptiveEpochs.ts) feeds it the trials so far and runs what it asks for.
  *
  * Error control across stages: a group-sequential design with Lan–DeMets O'Brien–Fleming-type alpha
- * spending over the information fraction (trials run / most trials the run can make); each look
+ * spending over the information fraction (null variance of the statistic now / at the end); each look
  * tests with the exact stratified test at the nominal level of its boundary. Stopping for futility
  * (no sign of a regression) is non-binding and never adds false alarms.
  */
@@ -63,6 +63,34 @@ function byFewestTrials(a: TaskTrials, b: TaskTrials): number {
 }
 
 /**
+ * Information fraction of a look: the null variance of the test statistic now, over what it would be
+ * once the rest of the budget is spent the way the planner spends it (fewest trials first, up to each
+ * task's cap). A task's share is w(n_b, n_c) · p(1 − p), p its pooled pass rate (half a pass and half
+ * a failure added); with a fixed baseline it grows more slowly than the task's trials.
+ */
+function informationFraction(tasks: TaskTrials[], budget: number, spent: number, maxEpochs: number): number {
+  const paired = tasks.filter((t) => t.baseline && t.baseline.judged > 0);
+  const share = (t: TaskTrials, judged: number) => {
+    const b = t.baseline!;
+    const p = (b.passed + t.current.passed + 0.5) / (b.judged + t.current.judged + 1);
+    return judged > 0 ? ((b.judged * judged) / (b.judged + judged)) * p * (1 - p) : 0;
+  };
+  const planned = paired.map((t) => t.current.judged + t.current.errored);
+  let left = budget - spent;
+  for (let level = 1; level <= maxEpochs && left > 0; level++) {
+    for (let i = 0; i < paired.length && left > 0; i++) {
+      if (planned[i]! < level && planned[i]! < cap(paired[i]!, maxEpochs)) {
+        planned[i]!++;
+        left--;
+      }
+    }
+  }
+  const now = paired.reduce((s, t) => s + share(t, t.current.judged), 0);
+  const most = paired.reduce((s, t, i) => s + share(t, t.current.judged + planned[i]! - t.current.judged - t.current.errored), 0);
+  return most > 0 ? now / most : 1;
+}
+
+/**
  * Decides the next stage after `stage` stages (1-based) have run and `spent` current trials were
  * made; `fractions` are the information fractions of the earlier looks.
  */
@@ -81,7 +109,7 @@ export function planNextStage(tasks: TaskTrials[], stage: number, spent: number,
   const left = budget - spent;
   const final = stage >= settings.maxEpochs || candidates.length === 0 || left <= 0;
   const previous = fractions.length ? fractions[fractions.length - 1]! : 0;
-  const fraction = final ? 1 : Math.min(Math.max(spent / budget, previous + 1e-3), 1 - 1e-3);
+  const fraction = final ? 1 : Math.min(Math.max(informationFraction(tasks, budget, spent, settings.maxEpochs), previous + 1e-3), 1 - 1e-3);
   const boundary = sequentialBoundaries([...fractions, fraction], settings.alpha).at(-1)!;
   const level = nominalLevel(boundary);
 

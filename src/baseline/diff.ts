@@ -93,8 +93,9 @@ export function diffReports(
   if (changed.length > 0) notes.push(`${changed.length} task(s) changed definition since the baseline and are left out of the significance test: ${changed.slice(0, 10).join(', ')}`);
   if (counts.errored > 0) notes.push(`${counts.errored} task(s) errored on one side; errors are not counted as regressions`);
   if (baseline.run.scripted || current.run.scripted) notes.push('one or both runs replayed hand-written scripts, not a model');
-  if (baseline.run.epochs !== current.run.epochs) {
-    notes.push(`epochs differ: baseline ${baseline.run.epochs}, current ${current.run.epochs}; the paired test weighs each task by its judged trials on both sides`);
+  const epochsOf = (r: RunReport) => (r.run.adaptive ? `--epochs auto (at most ${r.run.epochs} per task)` : String(r.run.epochs));
+  if (baseline.run.epochs !== current.run.epochs || current.run.adaptive) {
+    notes.push(`epochs differ: baseline ${epochsOf(baseline)}, current ${epochsOf(current)}; the paired test weighs each task by its judged trials on both sides`);
   }
 
   // Paired tasks: judged on both sides, same definition.

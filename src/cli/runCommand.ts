@@ -14,8 +14,7 @@ import { executeRun } from '../runner/executeRun.js';
 import { CliError, EXIT } from './exitCodes.js';
 import { addGateOptions, finishReport, type GateFlags } from './finishReport.js';
 import { epochsOption, positiveInt } from './parsers.js';
-import { runAdaptive } from '../runner/adaptiveEpochs.js';
-import { readReport } from '../baseline/baselineFile.js';
+import { checkEpochsFlags, epochCount, runEpochsAuto } from './epochsAuto.js';
 import { loadVariant, type LoadedVariant } from './variantOption.js';
 
 export interface RunFlags extends GateFlags {
@@ -184,7 +183,7 @@ function buildAdapter(flags: RunFlags, variant: LoadedVariant | null, prepared: 
 }
 
 /** Runs the prepared tasks into `outDir`. Ctrl-C stops new trials and keeps the finished ones. */
-export async function runInto(prepared: PreparedRun, flags: RunFlags, variant: LoadedVariant | null, outDir: string, adaptiveBaseline?: RunReport): Promise<RunReport> {
+export async function runInto(prepared: PreparedRun, flags: RunFlags, variant: LoadedVariant | null, outDir: string): Promise<RunReport> {
   const adapter = buildAdapter(flags, variant, prepared);
   const controller = new AbortController();
   const onSignal = () => {
@@ -195,7 +194,7 @@ export async function runInto(prepared: PreparedRun, flags: RunFlags, variant: L
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   try {
-    const fixedEpochs = flags.epochs === 'auto' ? (flags.maxEpochs ?? DEFAULT_MAX_EPOCHS) : flags.epochs;
+    const fixedEpochs = epochCount(flags);
     const execute = (trialsWanted?: (task: Task) => number, resume = flags.resume) => executeRun({
       ...prepared,
       adapter,
@@ -219,35 +218,11 @@ export async function runInto(prepared: PreparedRun, flags: RunFlags, variant: L
             process.stderr.write(`[${done}/${total}] ${trial.status.padEnd(7)} ${taskId}${fixedEpochs > 1 ? ` #${trial.epoch}` : ''}${detail}\n`);
           },
     });
-    if (flags.epochs !== 'auto') return await execute();
-    if (!adaptiveBaseline) throw new CliError('--epochs auto needs --baseline: stages re-run only where more trials can still move the verdict against it', EXIT.BAD_INPUT);
-    const adaptive = await runAdaptive({
-      maxEpochs: fixedEpochs,
-      budgetTrials: flags.budget ?? null,
-      budgetTokens: flags.budgetTokens ?? null,
-      alpha: flags.alpha ?? 0.05,
-      baseline: adaptiveBaseline,
-      tasks: prepared.tasks,
-      resume: flags.resume,
-      execute: (trialsWanted, resume) => execute(trialsWanted, resume),
-      log: (line) => process.stderr.write(`epochs auto: ${line}\n`),
-    });
-    // The diff's paired test runs at the nominal level of the look the run stopped at.
-    flags.alpha = adaptive.finalLevel;
-    return adaptive.report;
+    return flags.epochs === 'auto' ? await runEpochsAuto(flags, prepared.tasks, execute) : await execute();
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
   }
-}
-
-const DEFAULT_MAX_EPOCHS = 5;
-
-/** --max-epochs and the budgets only mean something with --epochs auto, which needs a baseline. */
-export function checkAdaptiveFlags(flags: RunFlags): void {
-  const extras = [flags.maxEpochs !== undefined && '--max-epochs', flags.budget !== undefined && '--budget', flags.budgetTokens !== undefined && '--budget-tokens'].filter(Boolean);
-  if (flags.epochs !== 'auto' && extras.length) throw new CliError(`${extras.join(', ')} need --epochs auto`, EXIT.BAD_INPUT);
-  if (flags.epochs === 'auto' && !flags.baseline) throw new CliError('--epochs auto needs --baseline: stages re-run only where more trials can still move the verdict against it', EXIT.BAD_INPUT);
 }
 
 export function registerRun(program: Command, handle: (work: () => Promise<number>) => Promise<void>): void {
@@ -272,9 +247,8 @@ Exit codes: 0 gate passed, 1 gate failed, 2 bad input or usage, 3 could not run.
       const prepared = prepareRun(suites, flags);
       const variant = flags.variant ? loadVariant(flags.variant) : null;
       const outDir = path.resolve(flags.out);
-      checkAdaptiveFlags(flags);
-      const baseline = flags.epochs === 'auto' && flags.baseline ? readReport(flags.baseline) : undefined;
-      const report = await runInto(prepared, flags, variant, outDir, baseline);
+      checkEpochsFlags(flags);
+      const report = await runInto(prepared, flags, variant, outDir);
       return finishReport(report, outDir, flags, prepared.redactor);
     });
   });

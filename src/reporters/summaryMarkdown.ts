@@ -62,7 +62,8 @@ export function summaryMarkdown(report: RunReport): string {
     if (diff.significance) {
       const g = diff.significance;
       lines.push('', `**Paired test (${g.method.replaceAll('_', ' ')}):** ${g.verdict} — Δ ${signed(g.delta, 'points')} [${pct(g.ci_low)}, ${pct(g.ci_high)}] at ${Number((g.confidence * 100).toFixed(1))}%, p = ${g.p_value.toPrecision(3)}; minimum detectable effect ${pct(g.minimum_detectable_effect)}`);
-      if (g.why) lines.push('', `Why this test: ${mdText(g.why)}.${g.weak?.length ? ` **Weak comparison:** ${mdText(g.weak.join('; '))}.` : ''}`);
+      if (g.why) lines.push('', `Why this test: ${mdText(g.why)}.`);
+      if (g.weak?.length) lines.push('', '**Weak comparison:**', '', ...g.weak.map((w) => `- ${mdText(w)}`));
     }
     lines.push('', '| metric | baseline | current | Δ |', '| --- | ---: | ---: | ---: |');
     for (const m of diff.metrics) {
@@ -79,7 +80,7 @@ export function summaryMarkdown(report: RunReport): string {
       }
       if (regressions.length > MAX_ROWS) lines.push('', `…and ${regressions.length - MAX_ROWS} more in report.json`);
     }
-    for (const note of diff.notes) lines.push('', `> ${mdText(note)}`);
+    for (const note of diff.notes) if (!(diff.significance?.weak?.length && note.startsWith('weak comparison:'))) lines.push('', `> ${mdText(note)}`);
   } else {
     const failing = report.tasks.filter((t) => t.status !== 'passed');
     if (failing.length > 0) {

@@ -16,7 +16,7 @@ export const AdaptiveRunSchema = z.object({
     z.object({
       stage: z.number().int().positive(),
       trials_run: z.number().int(),
-      /** Information fraction: trials run over the most the run could make. */
+      /** Information fraction: null variance of the statistic now over its estimate at the end of the run. */
       fraction: z.number(),
       /** Two-sided critical |Z| of this look. */
       boundary: z.number(),

@@ -3,6 +3,19 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli, tempDir } from '../helpers/cli.js';
 
+/** A baseline in which the demo's three failing tasks passed: against it the run looks worse, so it goes on. */
+function betterBaseline(): string {
+  const dir = tempDir();
+  const baseline = JSON.parse(readFileSync('baselines/demo.json', 'utf8'));
+  for (const t of baseline.tasks) {
+    if (t.status !== 'failed') continue;
+    Object.assign(t, { status: 'passed', pass_fraction: 1, failure_reason: null, failure_layer: null, evidence: [] });
+    for (const trial of t.trials) Object.assign(trial, { status: 'passed', failure_reason: null, failure_layer: null, evidence: [] });
+  }
+  writeFileSync(path.join(dir, 'base.json'), JSON.stringify(baseline));
+  return path.join(dir, 'base.json');
+}
+
 describe('run --epochs auto', () => {
   it('stops after one stage when nothing points to a regression', async () => {
     const out = tempDir();
@@ -15,17 +28,9 @@ describe('run --epochs auto', () => {
   });
 
   it('runs in stages against the baseline and records how many trials each task got and why', async () => {
-    // A baseline in which the demo's three failing tasks passed: the run now looks worse, so it goes on.
-    const dir = tempDir();
-    const baseline = JSON.parse(readFileSync('baselines/demo.json', 'utf8'));
-    for (const t of baseline.tasks) {
-      if (t.status !== 'failed') continue;
-      Object.assign(t, { status: 'passed', pass_fraction: 1, failure_reason: null, failure_layer: null, evidence: [] });
-      for (const trial of t.trials) Object.assign(trial, { status: 'passed', failure_reason: null, failure_layer: null, evidence: [] });
-    }
-    writeFileSync(path.join(dir, 'base.json'), JSON.stringify(baseline));
+    const base = betterBaseline();
     const out = tempDir();
-    const result = await runCli(['run', 'suites/demo.jsonl', '--epochs', 'auto', '--max-epochs', '3', '--baseline', path.join(dir, 'base.json'), '--out', out, '-q', '--no-html']);
+    const result = await runCli(['run', 'suites/demo.jsonl', '--epochs', 'auto', '--max-epochs', '3', '--baseline', base, '--out', out, '-q', '--no-html']);
     expect(result.code, result.stderr).toBe(1);
     expect(result.stderr).toMatch(/epochs auto: stage 1: 16 trials so far/);
     const report = JSON.parse(readFileSync(path.join(out, 'report.json'), 'utf8'));
@@ -41,6 +46,16 @@ describe('run --epochs auto', () => {
     expect(report.diff.significance).toMatchObject({ method: 'stratified_exact', regressed: 3 });
     expect(report.diff.significance.alpha).toBeCloseTo(auto.final_level, 10);
     expect(readFileSync(path.join(out, 'summary.md'), 'utf8')).toMatch(/\*\*Epochs auto:\*\* 32 trials in 2 stage\(s\) \(at most 3 per task\): 16 task\(s\) × 2/);
+  });
+
+  it('spends no more than --budget trials', async () => {
+    const base = betterBaseline();
+    const out = tempDir();
+    const result = await runCli(['run', 'suites/demo.jsonl', '--epochs', 'auto', '--budget', '20', '--baseline', base, '--out', out, '-q', '--no-html']);
+    expect(result.code, result.stderr).toBe(1);
+    const report = JSON.parse(readFileSync(path.join(out, 'report.json'), 'utf8'));
+    expect(report.run.adaptive).toMatchObject({ budget_trials: 20, trials_run: 20, stop_reason: 'the budget of 20 trials is spent' });
+    expect(report.tasks.filter((t: { trials: unknown[] }) => t.trials.length === 2)).toHaveLength(4);
   });
 
   it('refuses --epochs auto without a baseline, and --max-epochs without auto, with exit 2', async () => {

@@ -22,7 +22,9 @@ describe('tracegate diff', () => {
     expect(result.code, result.stderr).toBe(0);
     const written = JSON.parse(readFileSync(path.join(out, 'report.json'), 'utf8'));
     expect(written.diff.significance).toMatchObject({ verdict: 'inconclusive', method: 'stratified_exact' });
-    expect(existsSync(path.join(out, 'summary.md'))).toBe(true);
+    const summary = readFileSync(path.join(out, 'summary.md'), 'utf8');
+    expect(summary).toMatch(/Why this test: several or unequal judged trials per task: exact stratified permutation test/);
+    expect(summary).toMatch(/\*\*Weak comparison:\*\*\n\n- only 2 paired task\(s\)\n- no outcome of these 2 informative task\(s\) could reach p &lt; 0.05/);
     expect(result.stdout).toMatch(/weak comparison/);
   });
 

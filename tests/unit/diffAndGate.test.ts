@@ -3,6 +3,7 @@ import { diffReports } from '../../src/baseline/diff.js';
 import { toBaseline } from '../../src/baseline/baselineFile.js';
 import { defaultRules, evaluateGate } from '../../src/gate/gate.js';
 import { makeReport } from '../helpers/reportBuilder.js';
+import { rng } from '../../bench/adaptiveSim.js';
 
 const baseline = makeReport([
   { id: 'stable', trials: 'p' },
@@ -142,6 +143,24 @@ describe('the diff on every shape of data (issue 12)', () => {
     expect(diff.notes.join('\n')).toMatch(/weak comparison: .*different judged trial counts/);
     const gate = evaluateGate({ ...after, diff }, defaultRules(true), 'defaults');
     expect(gate.results.find((r) => r.rule === 'no_significant_regression')!.passed).toBe(true);
+  });
+
+  it('reproduces the outside check through report files: A/A, 1-epoch baseline vs 3-epoch run, flags at most 5%', () => {
+    const random = rng(12);
+    const letters = (p: number, n: number) => Array.from({ length: n }, () => (random() < p ? 'p' : 'f')).join('');
+    const runs = 120;
+    let regressed = 0;
+    let improved = 0;
+    for (let r = 0; r < runs; r++) {
+      const ps = Array.from({ length: 60 }, () => 0.85 + random() * 0.1);
+      const base = makeReport(ps.map((p, i) => ({ id: `t${i}`, trials: letters(p, 1) })));
+      const cur = makeReport(ps.map((p, i) => ({ id: `t${i}`, trials: letters(p, 3) })));
+      if (diffReports(cur, base, 'b.json').significance?.verdict === 'regressed') regressed++;
+      if (diffReports(base, cur, 'b.json').significance?.verdict === 'improved') improved++;
+    }
+    // The old rule: 44% "regressed" one way, 50% "improved" the other.
+    expect(regressed / runs).toBeLessThanOrEqual(0.05);
+    expect(improved / runs).toBeLessThanOrEqual(0.05);
   });
 
   it('two tasks going 3/3 → 2/3 are inconclusive and do not fail the significance rule', () => {

@@ -1,0 +1,53 @@
+import { readReport } from '../baseline/baselineFile.js';
+import { runAdaptive } from '../runner/adaptiveEpochs.js';
+import type { RunReport } from '../schema/report.js';
+import type { Task } from '../schema/task.js';
+import { CliError, EXIT } from './exitCodes.js';
+
+/** The flags of `run` that --epochs auto reads. */
+export interface EpochsFlags {
+  epochs: number | 'auto';
+  maxEpochs?: number;
+  budget?: number;
+  budgetTokens?: number;
+  baseline?: string;
+  alpha?: number;
+  resume: boolean;
+}
+
+const DEFAULT_MAX_EPOCHS = 5;
+
+/** The most trials a task can get: --epochs K, or --max-epochs with --epochs auto. */
+export function epochCount(flags: EpochsFlags): number {
+  return flags.epochs === 'auto' ? (flags.maxEpochs ?? DEFAULT_MAX_EPOCHS) : flags.epochs;
+}
+
+/** --max-epochs and the budgets only mean something with --epochs auto, which needs a readable baseline. */
+export function checkEpochsFlags(flags: EpochsFlags): void {
+  const extras = [flags.maxEpochs !== undefined && '--max-epochs', flags.budget !== undefined && '--budget', flags.budgetTokens !== undefined && '--budget-tokens'].filter(Boolean);
+  if (flags.epochs !== 'auto' && extras.length) throw new CliError(`${extras.join(', ')} need --epochs auto`, EXIT.BAD_INPUT);
+  if (flags.epochs !== 'auto') return;
+  if (!flags.baseline) throw new CliError('--epochs auto needs --baseline: stages re-run only where more trials can still move the verdict against it', EXIT.BAD_INPUT);
+  readReport(flags.baseline); // a bad baseline is exit 2 before any trial
+}
+
+/**
+ * Runs --epochs auto through `execute` (one call per stage) and leaves in `flags.alpha` the level of
+ * the look the run stopped at, which the diff's paired test must use.
+ */
+export async function runEpochsAuto(flags: EpochsFlags, tasks: Task[], execute: (trialsWanted: (task: Task) => number, resume: boolean) => Promise<RunReport>): Promise<RunReport> {
+  checkEpochsFlags(flags);
+  const adaptive = await runAdaptive({
+    maxEpochs: epochCount(flags),
+    budgetTrials: flags.budget ?? null,
+    budgetTokens: flags.budgetTokens ?? null,
+    alpha: flags.alpha ?? 0.05,
+    baseline: readReport(flags.baseline!),
+    tasks,
+    resume: flags.resume,
+    execute,
+    log: (line) => process.stderr.write(`epochs auto: ${line}\n`),
+  });
+  flags.alpha = adaptive.finalLevel;
+  return adaptive.report;
+}
