@@ -14,6 +14,10 @@ export interface AgentTask {
   workspace: string;
   maxSteps: number;
   epoch: number;
+  /** Epoch ms by which the task must end (model retries stay within it). */
+  deadline?: number | undefined;
+  /** Lends the task's work slot while the model waits out a provider backoff. */
+  park?: (<T>(wait: Promise<T>) => Promise<T>) | undefined;
 }
 
 const NUDGE = 'Your last reply was empty. Call a tool, or give your final answer as plain text.';
@@ -73,7 +77,7 @@ export async function runAgent(task: AgentTask, deps: HarnessDeps, signal: Abort
       });
       const reply = await deps.model.complete(
         { model: deps.modelName, messages, tools, temperature: settings.temperature },
-        { taskId: task.id, step, signal },
+        { taskId: task.id, step, signal, deadline: task.deadline, park: task.park },
       );
       recorder.addUsage(reply.usage.input_tokens, reply.usage.output_tokens);
       const visible = stripThink(reply.content ?? '');
@@ -85,6 +89,7 @@ export async function runAgent(task: AgentTask, deps: HarnessDeps, signal: Abort
           'llm.tool_calls': reply.toolCalls.length,
           'llm.content_preview': (reply.content ?? '').slice(0, 2000),
           'llm.think_stripped': visible !== (reply.content ?? '').trim(),
+          ...(reply.providerRetries ? { 'llm.provider_retries': reply.providerRetries } : {}),
         })
         .end();
 

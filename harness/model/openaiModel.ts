@@ -1,4 +1,5 @@
 import OpenAI from 'openai';
+import { providerFetch, withProviderBudget, type EndpointLimiter } from '../../src/provider/index.js';
 import type { ModelInfo } from '../../src/schema/trace.js';
 import { ModelError, type Model, type ModelCallContext, type ModelReply, type ModelRequest } from './types.js';
 
@@ -6,46 +7,66 @@ export interface OpenAIModelOptions {
   model: string;
   baseURL?: string | undefined;
   apiKey?: string | undefined;
-  /** Retries on connection errors, 408/409/429 and 5xx, with the client's own backoff. */
-  maxRetries?: number;
+  /** The time budget of a call when the caller sets no deadline (retries included). */
   timeoutMs?: number;
+  /** Adaptive concurrency for the endpoint, shared by every call of the run. */
+  limiter?: EndpointLimiter | undefined;
+}
+
+/** Kept back from the task's deadline, so a provider fault is reported as such before the task times out. */
+const GRACE_MS = 250;
+
+/** A 200 whose body is not a chat completion is a provider fault, retried like a 500. */
+function isChatCompletion(body: string): boolean {
+  try {
+    const parsed = JSON.parse(body) as { choices?: unknown };
+    return Array.isArray(parsed.choices) && parsed.choices.length > 0;
+  } catch {
+    return false;
+  }
 }
 
 /** Any OpenAI-compatible chat-completions endpoint: OpenAI, vLLM, Ollama, llama.cpp server, LiteLLM. */
 export class OpenAIModel implements Model {
   readonly info: ModelInfo;
   private readonly client: OpenAI;
+  private readonly budgetMs: number;
 
   constructor(private readonly options: OpenAIModelOptions) {
     const baseURL = options.baseURL ?? process.env['OPENAI_BASE_URL'];
     // Local servers (Ollama, llama.cpp) ignore the key, but the client insists on one.
     const apiKey = options.apiKey ?? process.env['OPENAI_API_KEY'] ?? 'not-needed';
+    this.budgetMs = options.timeoutMs ?? 300_000;
+    // Retries are ours (src/provider): within the task's budget, honouring Retry-After, at adaptive concurrency.
     this.client = new OpenAI({
       apiKey,
       baseURL,
-      maxRetries: options.maxRetries ?? 2,
-      timeout: options.timeoutMs ?? 120_000,
+      maxRetries: 0,
+      fetch: providerFetch(() => ({ deadline: Date.now() + this.budgetMs, limiter: options.limiter, acceptBody: isChatCompletion })),
     });
     this.info = { provider: 'openai', mode: 'live', model: options.model, base_url: this.client.baseURL };
   }
 
   async complete(request: ModelRequest, ctx: ModelCallContext): Promise<ModelReply> {
-    let completion: OpenAI.Chat.Completions.ChatCompletion;
-    try {
-      completion = await this.client.chat.completions.create(
+    const deadline = (ctx.deadline ?? Date.now() + this.budgetMs) - GRACE_MS;
+    const outcome = await withProviderBudget({ deadline, signal: ctx.signal, limiter: this.options.limiter, acceptBody: isChatCompletion, park: ctx.park }, () =>
+      this.client.chat.completions.create(
         {
           model: request.model,
           messages: request.messages as OpenAI.Chat.Completions.ChatCompletionMessageParam[],
           ...(request.tools.length > 0 ? { tools: request.tools, tool_choice: 'auto' as const } : {}),
           ...(request.temperature === null ? {} : { temperature: request.temperature }),
         },
-        { signal: ctx.signal },
-      );
-    } catch (error) {
-      if (ctx.signal.aborted) throw error;
-      const detail = error instanceof Error ? error.message : String(error);
-      throw new ModelError('PROVIDER_ERROR', `task ${ctx.taskId}, step ${ctx.step}: ${this.client.baseURL}: ${detail}`);
+        // The client's own timer must never fire before our budget does.
+        { signal: ctx.signal, timeout: Math.max(1, deadline - Date.now()) + 60_000 },
+      ),
+    );
+    if ('error' in outcome) {
+      if (ctx.signal.aborted) throw outcome.error;
+      const detail = outcome.call.failure?.message ?? (outcome.error instanceof Error ? outcome.error.message : String(outcome.error));
+      throw new ModelError('PROVIDER_ERROR', `task ${ctx.taskId}, step ${ctx.step}: ${detail}`, { cause: outcome.error });
     }
+    const completion = outcome.value;
     const choice = completion.choices[0];
     if (!choice) {
       throw new ModelError('PROVIDER_ERROR', `task ${ctx.taskId}, step ${ctx.step}: response had no choices`);
@@ -65,6 +86,7 @@ export class OpenAIModel implements Model {
         output_tokens: completion.usage?.completion_tokens ?? 0,
       },
       finishReason: choice.finish_reason ?? null,
+      providerRetries: outcome.call.faults.length,
     };
   }
 }

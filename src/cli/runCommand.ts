@@ -163,6 +163,7 @@ function buildAdapter(flags: RunFlags, variant: LoadedVariant | null, prepared: 
       sandboxMode: flags.sandbox,
     },
     redactor,
+    concurrency: flags.concurrency,
   });
 }
 

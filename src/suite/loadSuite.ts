@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { z } from 'zod';
+import { TracegateError } from '../schema/runError.js';
 import { RawTaskSchema, SuiteHeaderSchema, type CheckSpec, type PolicyExpectation, type RawTask, type Task } from '../schema/task.js';
 
 /** One problem in a suite file, located to the line and field. */
@@ -16,11 +17,9 @@ export function formatIssue(issue: SuiteIssue): string {
   return `${issue.file}:${issue.line}: ${issue.field ? `field ${issue.field}: ` : ''}${issue.message}`;
 }
 
-export class SuiteError extends Error {
-  readonly code = 'SUITE_INVALID';
+export class SuiteError extends TracegateError {
   constructor(readonly issues: SuiteIssue[]) {
-    super(issues.map(formatIssue).join('\n'));
-    this.name = 'SuiteError';
+    super('SUITE_INVALID', issues.map(formatIssue).join('\n'));
   }
 }
 
