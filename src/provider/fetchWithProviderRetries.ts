@@ -47,6 +47,10 @@ export interface ProviderResponse {
 
 class AttemptTimeout extends Error {}
 
+const MIN_BACKOFF_MS = 50;
+/** Below this much budget another attempt is not worth starting. */
+const MIN_LAST_ATTEMPT_MS = 50;
+
 const sleep = (ms: number, signal: AbortSignal | undefined) =>
   new Promise<void>((resolve, reject) => {
     if (signal?.aborted) return reject(signal.reason);
@@ -143,10 +147,15 @@ export async function fetchWithProviderRetries(
       faults.push({ status: null, ...connectionFault(error) });
     }
 
-    const backoff = Math.max(50, tuning.random() * Math.min(tuning.backoffCapMs, tuning.backoffBaseMs * 2 ** retry));
-    // A Retry-After is honoured, with a little jitter so the callers it sent away do not return at once.
-    const delay = waitMs === null ? backoff : waitMs + tuning.random() * Math.min(1000, waitMs * 0.1);
-    if (tuning.now() + delay >= budget.deadline) throw giveUp(waitMs === null ? 'and the time budget ran out' : `and its Retry-After (${Math.round(waitMs)} ms) outlasts the time budget`);
+    const left = budget.deadline - tuning.now();
+    if (left < MIN_LAST_ATTEMPT_MS) throw giveUp('and the time budget ran out');
+    // A Retry-After is honoured, with a little jitter so the callers it sent away do not return at
+    // once; a backoff of our own shrinks to leave room for one more attempt.
+    const delay =
+      waitMs === null
+        ? Math.min(left / 2, Math.max(MIN_BACKOFF_MS, tuning.random() * Math.min(tuning.backoffCapMs, tuning.backoffBaseMs * 2 ** retry)))
+        : waitMs + tuning.random() * Math.min(1000, waitMs * 0.1);
+    if (delay >= left) throw giveUp(`and its Retry-After (${Math.round(waitMs ?? delay)} ms) outlasts the time budget`);
     const wait = sleep(delay, budget.signal);
     await (budget.park ? budget.park(wait) : wait);
   }
