@@ -1,6 +1,7 @@
 import { lstatSync, readdirSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import type { Policy, ShellRule } from '../../src/schema/policy.js';
+import { safeRegex } from '../../src/schema/safeRegex.js';
 import type { ErrorType, PolicyDecision, RiskLevel } from '../../src/schema/trace.js';
 import { isSecretPath, resolveInWorkspace } from '../sandbox/workspacePaths.js';
 import { analyzeShell, type ShellRedirect, type ShellWord, type SimpleCommand } from './shellSyntax.js';
@@ -168,7 +169,7 @@ function decideCommand(policy: Policy, cmd: SimpleCommand, root: string, globs: 
 }
 
 function ruleMatches(rule: ShellRule, joinedArgs: string): boolean {
-  return rule.when_args_match === undefined || new RegExp(rule.when_args_match).test(joinedArgs);
+  return rule.when_args_match === undefined || safeRegex(rule.when_args_match).test(joinedArgs);
 }
 
 function fromRule(rule: ShellRule, program: string): Decision {

@@ -3,6 +3,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { z } from 'zod';
 import { TracegateError } from '../schema/runError.js';
+import { regexProblem } from '../schema/safeRegex.js';
 import { RawTaskSchema, SuiteHeaderSchema, type CheckSpec, type PolicyExpectation, type RawTask, type Task } from '../schema/task.js';
 
 /** One problem in a suite file, located to the line and field. */
@@ -105,12 +106,8 @@ export function checksOf(raw: RawTask): CheckSpec[] {
 function regexIssues(checks: CheckSpec[], file: string, line: number): SuiteIssue[] {
   return checks.flatMap((check) => {
     if (check.type !== 'policy' || check.match === undefined) return [];
-    try {
-      new RegExp(check.match);
-      return [];
-    } catch (error) {
-      return [{ file, line, field: 'expected_policy.match', message: `not a regular expression: ${(error as Error).message}` }];
-    }
+    const problem = regexProblem(check.match);
+    return problem ? [{ file, line, field: 'expected_policy.match', message: problem }] : [];
   });
 }
 
