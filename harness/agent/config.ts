@@ -1,4 +1,5 @@
 import type { Policy } from '../../src/schema/policy.js';
+import type { Redactor } from '../../src/schema/redact.js';
 import type { Approver } from '../approval/approval.js';
 import type { Model } from '../model/types.js';
 import type { SandboxMode } from '../sandbox/runCommand.js';
@@ -46,4 +47,6 @@ export interface HarnessDeps {
   policy: Policy;
   approver: Approver;
   settings: HarnessSettings;
+  /** Redacts previews before they are cut (default: secrets from the environment and known key shapes). */
+  redactor?: Redactor | undefined;
 }

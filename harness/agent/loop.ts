@@ -36,7 +36,7 @@ export function stripThink(text: string): string {
  */
 export async function runAgent(task: AgentTask, deps: HarnessDeps, signal: AbortSignal): Promise<Trace> {
   const { settings } = deps;
-  const recorder = new TraceRecorder(task.id, task.epoch, deps.model.info);
+  const recorder = new TraceRecorder(task.id, task.epoch, deps.model.info, deps.redactor);
   const tools = toolDefinitions(settings.toolDescriptions, settings.toolParameterDescriptions);
   const context: ToolContext = {
     workspace: task.workspace,
@@ -87,7 +87,7 @@ export async function runAgent(task: AgentTask, deps: HarnessDeps, signal: Abort
           'gen_ai.usage.output_tokens': reply.usage.output_tokens,
           'gen_ai.response.finish_reasons': reply.finishReason ? [reply.finishReason] : [],
           'llm.tool_calls': reply.toolCalls.length,
-          'llm.content_preview': (reply.content ?? '').slice(0, 2000),
+          'llm.content_preview': recorder.preview(reply.content ?? '', 2000),
           'llm.think_stripped': visible !== (reply.content ?? '').trim(),
           ...(reply.providerRetries ? { 'llm.provider_retries': reply.providerRetries } : {}),
         })

@@ -76,6 +76,7 @@ export function createHarnessAdapter(options: HarnessAdapterOptions): Adapter {
     policy,
     approver: options.approver ?? defaultApprover(),
     settings,
+    redactor: options.redactor,
   };
   return {
     name: 'harness',

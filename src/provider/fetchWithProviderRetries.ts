@@ -1,3 +1,4 @@
+import { cutAtToken } from '../schema/redact.js';
 import type { EndpointLimiter } from './endpointLimiter.js';
 import { faultOfStatus, ProviderFaultError, type FaultRecord, type ProviderFault } from './providerFault.js';
 import { retryAfterMs } from './retryAfter.js';
@@ -133,7 +134,7 @@ export async function fetchWithProviderRetries(
       if (statusFault) {
         waitMs = retryAfterMs(response.headers, tuning.now());
         slot?.release(statusFault === 'rate_limited' || waitMs !== null ? 'rate_limited' : 'fault');
-        faults.push({ fault: statusFault, status: response.status, detail: body.slice(0, 200).replace(/\s+/g, ' ') || response.statusText });
+        faults.push({ fault: statusFault, status: response.status, detail: cutAtToken(body, 200).replace(/\s+/g, ' ') || response.statusText });
       } else if (response.ok && budget.acceptBody && !budget.acceptBody(body)) {
         slot?.release('fault');
         faults.push({ fault: 'malformed_body', status: response.status, detail: `unreadable body (${body.length} bytes)` });
