@@ -1,4 +1,5 @@
 import { cutAtToken } from '../schema/redact.js';
+import { TracegateError } from '../schema/runError.js';
 import type { EndpointLimiter } from './endpointLimiter.js';
 import { faultOfStatus, ProviderFaultError, type FaultRecord, type ProviderFault } from './providerFault.js';
 import { retryAfterMs } from './retryAfter.js';
@@ -46,7 +47,12 @@ export interface ProviderResponse {
   faults: FaultRecord[];
 }
 
-class AttemptTimeout extends Error {}
+/** One attempt hung past its share of the budget; it becomes a `timeout` fault and is retried. */
+class AttemptTimeout extends TracegateError {
+  constructor(ms: number) {
+    super('PROVIDER_ERROR', `no complete response within ${Math.round(ms)} ms`);
+  }
+}
 
 const MIN_BACKOFF_MS = 50;
 /** Below this much budget another attempt is not worth starting. */
@@ -78,7 +84,7 @@ async function attempt(url: string, init: RequestInit, timeoutMs: number, outer:
   const controller = new AbortController();
   const onOuter = () => controller.abort(outer!.reason);
   outer?.addEventListener('abort', onOuter, { once: true });
-  const timer = setTimeout(() => controller.abort(new AttemptTimeout(`no complete response within ${Math.round(timeoutMs)} ms`)), timeoutMs);
+  const timer = setTimeout(() => controller.abort(new AttemptTimeout(timeoutMs)), timeoutMs);
   try {
     const response = await fetch(url, { ...init, signal: controller.signal });
     const body = await response.text();

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { RunErrorSchema } from './runError.js';
 import { DiffSchema } from './diff.js';
 import { GateResultSchema } from './gate.js';
 import { EvidenceSchema, FailureReasonSchema, LayerSchema, StatusSchema } from './taxonomy.js';
@@ -39,7 +40,7 @@ export const TrialSchema = z.object({
   recovered: z.boolean(),
   trace_file: z.string().nullable(),
   answer_preview: z.string().nullable(),
-  error: z.object({ code: z.string(), message: z.string() }).nullable(),
+  error: RunErrorSchema.nullable(),
 });
 export type Trial = z.infer<typeof TrialSchema>;
 
@@ -61,7 +62,7 @@ export const TaskResultSchema = z.object({
   answer_preview: z.string().nullable(),
   trace_file: z.string().nullable(),
   duration_ms: z.number().nonnegative(),
-  error: z.object({ code: z.string(), message: z.string() }).nullable(),
+  error: RunErrorSchema.nullable(),
   trials: z.array(TrialSchema).min(1),
 });
 export type TaskResult = z.infer<typeof TaskResultSchema>;

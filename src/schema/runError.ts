@@ -13,6 +13,8 @@ export const RUN_ERROR_CODES = [
   'CASSETTE_MISS',
   'TRACE_INVALID',
   'NO_TRACE',
+  /** An external agent's trace records an error of its own (its code is kept in the message). */
+  'AGENT_ERROR',
   // Bad input: the run does not start (exit 2).
   'BAD_INPUT',
   'SUITE_INVALID',
@@ -25,6 +27,16 @@ export const RUN_ERROR_CODES = [
 ] as const;
 export const RunErrorCodeSchema = z.enum(RUN_ERROR_CODES);
 export type RunErrorCode = z.infer<typeof RunErrorCodeSchema>;
+
+/** A trial's error as the report stores it. */
+export const RunErrorSchema = z.object({ code: RunErrorCodeSchema, message: z.string() });
+export type RunError = z.infer<typeof RunErrorSchema>;
+
+/** A trace's error (any code an agent chose) as a run error: known codes kept, others named in the message. */
+export function asRunError(error: { code: string; message: string }): RunError {
+  const known = RunErrorCodeSchema.safeParse(error.code);
+  return known.success ? { code: known.data, message: error.message } : { code: 'AGENT_ERROR', message: `${error.code}: ${error.message}` };
+}
 
 /** Codes that mean the user gave bad input: exit code 2. */
 export const BAD_INPUT_CODES: ReadonlySet<RunErrorCode> = new Set([
