@@ -9,9 +9,9 @@ export interface LimiterSlot {
 export interface EndpointLimiterOptions {
   /** The ceiling: never more requests in flight than this (the run's -j). */
   max: number;
-  /** Multiplicative cut on a rate limit (0.5 halves). */
+  /** Multiplicative cut on a rate limit (default 0.8; 0.5 halves). */
   decrease?: number;
-  /** At most one cut per this many ms, so a burst of 429s from one window cuts once. */
+  /** At most one cut per this many ms (default 2000), so a burst of 429s cuts once. */
   cooldownMs?: number;
   now?: () => number;
 }
@@ -41,8 +41,9 @@ export class EndpointLimiter {
     if (!Number.isInteger(options.max) || options.max < 1) throw new RangeError('EndpointLimiter: max must be a whole number of at least 1');
     this.max = options.max;
     this.current = options.max;
-    this.decrease = options.decrease ?? 0.75;
-    this.cooldownMs = options.cooldownMs ?? 1000;
+    // Gentle and spaced out: a provider's share of random 429s must not starve the run (bench: 10% 429s).
+    this.decrease = options.decrease ?? 0.8;
+    this.cooldownMs = options.cooldownMs ?? 2000;
     this.now = options.now ?? Date.now;
   }
 

@@ -22,7 +22,7 @@ export function safeRegex(source: string): SafeRegex {
     re = RE2JS.compile(source);
   } catch (error) {
     const detail = (error as Error).message.replace(/^error parsing regexp: /, '');
-    const hint = /unsupported Perl syntax|invalid escape/.test(detail) ? ' (patterns run in RE2 syntax, which has no lookaround or backreferences)' : '';
+    const hint = /unsupported Perl syntax|invalid escape|invalid named capture/.test(detail) ? ' (patterns run in RE2 syntax, which has no lookaround or backreferences)' : '';
     throw new SyntaxError(`not a usable regular expression: ${detail}${hint}`);
   }
   const regex: SafeRegex = { source, test: (text) => re.matcher(text).find() };
