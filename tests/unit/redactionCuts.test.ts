@@ -1,5 +1,9 @@
+import { realpathSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { runCommand } from '../../harness/index.js';
+import { capOutput } from '../../harness/tools/types.js';
 import { createRedactor, cutAtToken } from '../../src/schema/redact.js';
+import { tempDir } from '../helpers/cli.js';
 
 const ENV_SECRET = 'Zq9x-literal-77Kp';
 const redactor = createRedactor({ MY_SERVICE_TOKEN: ENV_SECRET });
@@ -54,5 +58,18 @@ describe('redaction before any cut', () => {
     expect(json).not.toContain(ENV_SECRET);
     expect(Object.values(out.tags).sort()).toEqual([1, 2, 3]);
     expect(out.tags).toHaveProperty('plain', 3);
+  });
+
+  it('the sandbox output cap and the file tools cap drop a secret they would split', async () => {
+    const secret = 'sk-proj-' + 'Hx5'.repeat(10);
+    const text = `${'y'.repeat(40)} ${secret} tail`;
+    for (const cap of [45, 50, 60]) {
+      const capped = capOutput(text, cap).text;
+      expect(capped).not.toContain('sk-proj-H');
+      expect(redactor.text(capped)).not.toMatch(/Hx5/);
+    }
+    const run = await runCommand(`printf '%s' '${text}'`, { workspace: realpathSync(tempDir('tracegate-sandbox-')), timeoutMs: 10_000, outputCap: 52, mode: 'process' });
+    expect(run.truncated).toBe(true);
+    expect(run.output).toBe(`${'y'.repeat(40)} `);
   });
 });
