@@ -48,6 +48,9 @@ describe('provider faults are absorbed, not reported as regressions', () => {
     expect(injected.hang).toBeGreaterThan(5);
     expect(injected.malformed).toBeGreaterThan(5);
     expect(requests).toBe(1000 + injected.rate_limited + injected.server_error + injected.hang + injected.malformed);
+    // Absorbed faults stay visible in the traces.
+    const retried = report.tasks.filter((t) => /"llm\.provider_retries": [1-9]/.test(readFileSync(path.join(out, t.trace_file!), 'utf8')));
+    expect(retried.length).toBeGreaterThan(100);
   });
 
   it('a fault that outlasts the budget errors the task and names the fault, its status and the retries', async () => {
