@@ -49,7 +49,13 @@ export class OpenAIModel implements Model {
 
   async complete(request: ModelRequest, ctx: ModelCallContext): Promise<ModelReply> {
     const deadline = (ctx.deadline ?? Date.now() + this.budgetMs) - GRACE_MS;
-    const outcome = await withProviderBudget({ deadline, signal: ctx.signal, limiter: this.options.limiter, acceptBody: isChatCompletion, park: ctx.park }, () =>
+    // The client adds an abort listener per request and never removes it: give it a signal of this
+    // call's own, so a long agent loop does not pile listeners onto the task's signal.
+    const call = new AbortController();
+    const forward = () => call.abort(ctx.signal.reason);
+    if (ctx.signal.aborted) call.abort(ctx.signal.reason);
+    else ctx.signal.addEventListener('abort', forward, { once: true });
+    const outcome = await withProviderBudget({ deadline, signal: call.signal, limiter: this.options.limiter, acceptBody: isChatCompletion, park: ctx.park }, () =>
       this.client.chat.completions.create(
         {
           model: request.model,
@@ -58,9 +64,9 @@ export class OpenAIModel implements Model {
           ...(request.temperature === null ? {} : { temperature: request.temperature }),
         },
         // The client's own timer must never fire before our budget does.
-        { signal: ctx.signal, timeout: Math.max(1, deadline - Date.now()) + 60_000 },
+        { signal: call.signal, timeout: Math.max(1, deadline - Date.now()) + 60_000 },
       ),
-    );
+    ).finally(() => ctx.signal.removeEventListener('abort', forward));
     if ('error' in outcome) {
       if (ctx.signal.aborted) throw outcome.error;
       const detail = outcome.call.failure?.message ?? (outcome.error instanceof Error ? outcome.error.message : String(outcome.error));

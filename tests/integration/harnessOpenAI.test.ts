@@ -112,6 +112,18 @@ describe('the harness through the real openai client on loopback', () => {
     expect(sent.find((m) => m.role === 'tool')!.tool_call_id).toBe('call_1_1');
   });
 
+  it('a long loop adds no abort listeners to the task signal (no MaxListenersExceededWarning)', async () => {
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(w.name);
+    process.on('warning', onWarning);
+    const { baseURL } = await serve(() => ({ tool_calls: [{ name: 'list_files', arguments: '{"path":"."}' }] }));
+    const trace = await run(new OpenAIModel({ model: 'm', baseURL }), 'loop', workspace(), 15);
+    await new Promise((r) => setTimeout(r, 20));
+    process.off('warning', onWarning);
+    expect(trace.spans.filter((s) => s.kind === 'llm')).toHaveLength(15);
+    expect(warnings).not.toContain('MaxListenersExceededWarning');
+  });
+
   it('stops at max_steps', async () => {
     const { baseURL } = await serve(() => ({ tool_calls: [{ name: 'list_files', arguments: '{"path":"."}' }] }));
     const trace = await run(new OpenAIModel({ model: 'm', baseURL }), 'loop', workspace(), 3);
