@@ -21,7 +21,6 @@ export const RUN_ERROR_CODES = [
   'FILE_INVALID',
   'CASSETTE_INVALID',
   'ADAPTER_CONFIG',
-  'REGEX_INVALID',
   // The run could not go on (exit 3).
   'COULD_NOT_RUN',
 ] as const;
@@ -45,7 +44,6 @@ export const BAD_INPUT_CODES: ReadonlySet<RunErrorCode> = new Set([
   'FILE_INVALID',
   'CASSETTE_INVALID',
   'ADAPTER_CONFIG',
-  'REGEX_INVALID',
 ]);
 
 /** The one base of tracegate's errors: a stable `code` that the CLI and the report read. */
