@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { EndpointLimiter, fetchWithProviderRetries, ProviderFaultError, retryAfterMs, type ProviderBudget } from '../../src/provider/index.js';
+import { EndpointLimiter, EndpointLimiters, fetchWithProviderRetries, ProviderFaultError, retryAfterMs, type ProviderBudget } from '../../src/provider/index.js';
 import { faultPlan, type FaultPlanOptions } from '../helpers/faultServer.js';
 import { FakeOpenAIServer } from '../helpers/openaiServer.js';
 
@@ -72,6 +72,15 @@ describe('EndpointLimiter', () => {
     for (let i = 0; i < 200; i++) (await limiter.acquire()).release('ok');
     expect(limiter.limit).toBeGreaterThan(cut);
     expect(limiter.limit).toBe(8); // never above max
+  });
+
+  it('EndpointLimiters keeps one limiter per endpoint', () => {
+    const limiters = new EndpointLimiters({ max: 3 });
+    const a = limiters.for('http://127.0.0.1:8000/v1/chat/completions');
+    expect(limiters.for('http://127.0.0.1:8000/v1/chat/completions?x=1')).toBe(a);
+    expect(limiters.for('http://127.0.0.1:8001/v1/chat/completions')).not.toBe(a);
+    expect(limiters.for('http://127.0.0.1:8000/v1/embeddings')).not.toBe(a);
+    expect(a.max).toBe(3);
   });
 
   it('gives up waiting when the caller aborts', async () => {
