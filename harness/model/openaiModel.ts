@@ -1,5 +1,5 @@
 import OpenAI from 'openai';
-import { providerFetch, withProviderBudget, type EndpointLimiter } from '../../src/provider/index.js';
+import { providerCall, providerCallInit, providerFetch, type EndpointLimiter } from '../../src/provider/index.js';
 import type { ModelInfo } from '../../src/schema/trace.js';
 import { ModelError, type Model, type ModelCallContext, type ModelReply, type ModelRequest } from './types.js';
 
@@ -55,24 +55,26 @@ export class OpenAIModel implements Model {
     const forward = () => call.abort(ctx.signal.reason);
     if (ctx.signal.aborted) call.abort(ctx.signal.reason);
     else ctx.signal.addEventListener('abort', forward, { once: true });
-    const outcome = await withProviderBudget({ deadline, signal: call.signal, limiter: this.options.limiter, acceptBody: isChatCompletion, park: ctx.park }, () =>
-      this.client.chat.completions.create(
+    const provider = providerCall({ deadline, signal: call.signal, limiter: this.options.limiter, acceptBody: isChatCompletion, park: ctx.park });
+    let completion: OpenAI.Chat.Completions.ChatCompletion;
+    try {
+      completion = await this.client.chat.completions.create(
         {
           model: request.model,
           messages: request.messages as OpenAI.Chat.Completions.ChatCompletionMessageParam[],
           ...(request.tools.length > 0 ? { tools: request.tools, tool_choice: 'auto' as const } : {}),
           ...(request.temperature === null ? {} : { temperature: request.temperature }),
         },
-        // The client's own timer must never fire before our budget does.
-        { signal: call.signal, timeout: Math.max(1, deadline - Date.now()) + 60_000 },
-      ),
-    ).finally(() => ctx.signal.removeEventListener('abort', forward));
-    if ('error' in outcome) {
-      if (ctx.signal.aborted) throw outcome.error;
-      const detail = outcome.call.failure?.message ?? (outcome.error instanceof Error ? outcome.error.message : String(outcome.error));
-      throw new ModelError('PROVIDER_ERROR', `task ${ctx.taskId}, step ${ctx.step}: ${detail}`, { cause: outcome.error });
+        // The client's own timer must never fire before our budget does; the budget rides in fetchOptions.
+        { signal: call.signal, timeout: Math.max(1, deadline - Date.now()) + 60_000, fetchOptions: providerCallInit(provider) },
+      );
+    } catch (error) {
+      if (ctx.signal.aborted) throw error;
+      const detail = provider.failure?.message ?? (error instanceof Error ? error.message : String(error));
+      throw new ModelError('PROVIDER_ERROR', `task ${ctx.taskId}, step ${ctx.step}: ${detail}`, { cause: error });
+    } finally {
+      ctx.signal.removeEventListener('abort', forward);
     }
-    const completion = outcome.value;
     const choice = completion.choices[0];
     if (!choice) {
       throw new ModelError('PROVIDER_ERROR', `task ${ctx.taskId}, step ${ctx.step}: response had no choices`);
@@ -92,7 +94,7 @@ export class OpenAIModel implements Model {
         output_tokens: completion.usage?.completion_tokens ?? 0,
       },
       finishReason: choice.finish_reason ?? null,
-      providerRetries: outcome.call.faults.length,
+      providerRetries: provider.faults.length,
     };
   }
 }

@@ -5,6 +5,6 @@
  */
 export { EndpointLimiter, EndpointLimiters, type EndpointLimiterOptions, type LimiterSlot, type SlotOutcome } from './endpointLimiter.js';
 export { DEFAULT_TUNING, fetchWithProviderRetries, type ProviderBudget, type ProviderResponse, type ProviderRetryTuning } from './fetchWithProviderRetries.js';
-export { providerFetch, withProviderBudget, type ProviderCall } from './providerFetch.js';
+export { PROVIDER_CALL, providerCall, providerCallInit, providerFetch, type ProviderCall } from './providerFetch.js';
 export { faultSummary, PROVIDER_FAULTS, ProviderFaultError, type FaultRecord, type ProviderFault } from './providerFault.js';
 export { retryAfterMs } from './retryAfter.js';

@@ -1,8 +1,7 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { fetchWithProviderRetries, type ProviderBudget } from './fetchWithProviderRetries.js';
 import { ProviderFaultError, type FaultRecord } from './providerFault.js';
 
-/** One logical request through a client: its budget in, and what the retries saw out. */
+/** One logical request through an SDK client: its budget in, and what the retries saw out. */
 export interface ProviderCall {
   budget: ProviderBudget;
   /** Faults absorbed by retries, across every fetch the client made for this call. */
@@ -11,26 +10,31 @@ export interface ProviderCall {
   failure: ProviderFaultError | null;
 }
 
-const currentCall = new AsyncLocalStorage<ProviderCall>();
+/**
+ * The key under which a ProviderCall rides in a request's init. SDK clients pass their per-request
+ * `fetchOptions` through to `fetch` (the openai client does), so this carries the budget without
+ * AsyncLocalStorage, which on Node 20 slows every promise in the process.
+ */
+export const PROVIDER_CALL = Symbol.for('tracegate.providerCall');
 
-/** Runs `fn` (one SDK call) with `budget` for every fetch a `providerFetch` makes inside it. */
-export async function withProviderBudget<T>(budget: ProviderBudget, fn: () => Promise<T>): Promise<{ value: T; call: ProviderCall } | { error: unknown; call: ProviderCall }> {
-  const call: ProviderCall = { budget, faults: [], failure: null };
-  try {
-    return { value: await currentCall.run(call, fn), call };
-  } catch (error) {
-    return { error, call };
-  }
+/** A new call record for `budget`; pass it as `fetchOptions: providerCallInit(call)` to the SDK. */
+export function providerCall(budget: ProviderBudget): ProviderCall {
+  return { budget, faults: [], failure: null };
+}
+
+/** Request options that carry `call` to providerFetch (typed empty: SDKs check their own option keys). */
+export function providerCallInit(call: ProviderCall): Record<never, never> {
+  return { [PROVIDER_CALL]: call };
 }
 
 /**
  * A `fetch` for SDK clients (e.g. `new OpenAI({ fetch: providerFetch(...), maxRetries: 0 })`): each
- * request retries provider faults within the budget of the surrounding `withProviderBudget`, or
- * `fallback()` outside one. The client's own signal still cancels.
+ * request retries provider faults within the budget of the ProviderCall in its init, or
+ * `fallback()` without one. The client's own signal still cancels.
  */
 export function providerFetch(fallback: () => ProviderBudget): typeof fetch {
   return async (input, init) => {
-    const call = currentCall.getStore();
+    const call = (init as { [PROVIDER_CALL]?: ProviderCall } | undefined)?.[PROVIDER_CALL];
     const budget = call?.budget ?? fallback();
     const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
     const { signal, ...rest } = init ?? {};
