@@ -33,13 +33,13 @@ describe('provider faults are absorbed, not reported as regressions', () => {
     servers.push(server);
     const baseUrl = await server.start();
     const out = tempDir();
-    const result = await runCli(['run', suite(1000), '--model', 'fault-test', '--base-url', baseUrl, '-j', '50', '--timeout', '10000', '-q', '--out', out], {
+    const result = await runCli(['run', suite(1000), '--model', 'fault-test', '--base-url', baseUrl, '-j', '50', '--timeout', '15000', '-q', '--out', out], {
       env: { OPENAI_API_KEY: 'sk-test-not-real-000000000000' },
     });
     expect(result.code, result.stderr.slice(-2000)).toBe(0);
     const report = RunReportSchema.parse(JSON.parse(readFileSync(path.join(out, 'report.json'), 'utf8')));
     expect(report.tasks).toHaveLength(1000);
-    expect(report.tasks.filter((t) => t.status !== 'passed')).toEqual([]);
+    expect(report.tasks.filter((t) => t.status !== 'passed').map((t) => `${t.id}: ${t.status} ${t.error?.code ?? t.failure_reason}: ${t.error?.message ?? ''}`)).toEqual([]);
     // The faults really happened, at about the rates asked for.
     const requests = server.requests.length;
     expect(requests).toBeGreaterThan(1000);
@@ -47,7 +47,8 @@ describe('provider faults are absorbed, not reported as regressions', () => {
     expect(injected.server_error).toBeGreaterThan(requests * 0.03);
     expect(injected.hang).toBeGreaterThan(5);
     expect(injected.malformed).toBeGreaterThan(5);
-    expect(requests).toBe(1000 + injected.rate_limited + injected.server_error + injected.hang + injected.malformed);
+    // Every injected fault cost one more request (more, if a slow machine let an attempt time out).
+    expect(requests).toBeGreaterThanOrEqual(1000 + injected.rate_limited + injected.server_error + injected.hang + injected.malformed);
     // Absorbed faults stay visible in the traces.
     const retried = report.tasks.filter((t) => /"llm\.provider_retries": [1-9]/.test(readFileSync(path.join(out, t.trace_file!), 'utf8')));
     expect(retried.length).toBeGreaterThan(100);
