@@ -33,6 +33,9 @@ export class EndpointLimiter {
   private active = 0;
   private lastCut = -Infinity;
   private readonly queue: Waiter[] = [];
+  /** Smoothed response time and its mean deviation (TCP's SRTT and RTTVAR, RFC 6298). */
+  private srtt: number | null = null;
+  private rttvar = 0;
   private readonly decrease: number;
   private readonly cooldownMs: number;
   private readonly now: () => number;
@@ -58,6 +61,26 @@ export class EndpointLimiter {
 
   get waiting(): number {
     return this.queue.length;
+  }
+
+  /**
+   * How long a healthy response from this endpoint may take (SRTT + 4·RTTVAR, as TCP's retransmission
+   * timeout): an attempt is never cut off sooner, so a slow but normal answer is not taken for a hang.
+   * Null before the first success.
+   */
+  get patienceMs(): number | null {
+    return this.srtt === null ? null : this.srtt + 4 * this.rttvar;
+  }
+
+  /** Records how long a successful attempt took. */
+  observe(ms: number): void {
+    if (this.srtt === null) {
+      this.srtt = ms;
+      this.rttvar = ms / 2;
+    } else {
+      this.rttvar = 0.75 * this.rttvar + 0.25 * Math.abs(this.srtt - ms);
+      this.srtt = 0.875 * this.srtt + 0.125 * ms;
+    }
   }
 
   /** A slot as soon as one is free. `first`: a retry goes ahead of new requests (its budget is running). */

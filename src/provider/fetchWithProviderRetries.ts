@@ -19,7 +19,7 @@ export interface ProviderBudget {
 }
 
 export interface ProviderRetryTuning {
-  /** Share of the remaining budget one attempt may take before it counts as hung and is retried. */
+  /** Share of the remaining budget one attempt may take before it counts as hung and is retried (never below the limiter's patienceMs). */
   attemptShare: number;
   /** An attempt gets at least this long (unless less budget is left). */
   minAttemptMs: number;
@@ -131,7 +131,9 @@ export async function fetchWithProviderRetries(
       if (faults.length === 0) faults.push({ fault: 'timeout', status: null, detail: 'the budget ran out before the first attempt' });
       throw giveUp('and the time budget ran out');
     }
-    const timeoutMs = Math.min(remaining, Math.max(tuning.minAttemptMs, remaining * tuning.attemptShare));
+    // A share of what is left, so a hang leaves time to retry; never less than a normal answer takes here.
+    const timeoutMs = Math.min(remaining, Math.max(tuning.minAttemptMs, remaining * tuning.attemptShare, budget.limiter?.patienceMs ?? 0));
+    const started = tuning.now();
 
     let waitMs: number | null = null;
     try {
@@ -145,6 +147,7 @@ export async function fetchWithProviderRetries(
         slot?.release('fault');
         faults.push({ fault: 'malformed_body', status: response.status, detail: `unreadable body (${body.length} bytes)` });
       } else {
+        if (response.ok) budget.limiter?.observe(tuning.now() - started);
         slot?.release(response.ok ? 'ok' : 'fault');
         return { response: rebuilt(response, body), body, faults };
       }

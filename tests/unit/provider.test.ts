@@ -74,6 +74,16 @@ describe('EndpointLimiter', () => {
     expect(limiter.limit).toBe(8); // never above max
   });
 
+  it('learns how long a healthy answer takes, and allows a normal answer that long (SRTT + 4·RTTVAR)', () => {
+    const limiter = new EndpointLimiter({ max: 2 });
+    expect(limiter.patienceMs).toBeNull();
+    for (const ms of [800, 1200, 1000, 900, 1100]) limiter.observe(ms);
+    expect(limiter.patienceMs!).toBeGreaterThan(1200);
+    expect(limiter.patienceMs!).toBeLessThan(3000);
+    for (let i = 0; i < 50; i++) limiter.observe(1000);
+    expect(limiter.patienceMs!).toBeLessThan(1100);
+  });
+
   it('EndpointLimiters keeps one limiter per endpoint', () => {
     const limiters = new EndpointLimiters({ max: 3 });
     const a = limiters.for('http://127.0.0.1:8000/v1/chat/completions');
@@ -161,6 +171,21 @@ describe('fetchWithProviderRetries against a loopback fault server', () => {
     expect(parked.length).toBeGreaterThan(0);
     expect(inFlightWhileWaiting).toBe(0);
     expect(limiter.limit).toBeLessThan(4);
+  });
+
+  it('does not take a slow but normal answer for a hang', async () => {
+    // The endpoint answers in 300 ms; the budget's share would cut an attempt at 100 ms.
+    const server = new FakeOpenAIServer(() => ({ content: 'ok' }), { latencyMs: 300 });
+    servers.push(server);
+    const url = `${await server.start()}/chat/completions`;
+    const limiter = new EndpointLimiter({ max: 2 });
+    const tuning = { attemptShare: 0.05, minAttemptMs: 10, backoffBaseMs: 10, backoffCapMs: 20, random: Math.random, now: Date.now };
+    await fetchWithProviderRetries(url, post, budget(10_000, { limiter }), { ...tuning, attemptShare: 1 });
+    const result = await fetchWithProviderRetries(url, post, budget(2000, { limiter }), tuning);
+    expect(result.faults).toEqual([]);
+    // Without what the limiter learned, the same call times out and retries.
+    const blind = await fetchWithProviderRetries(url, post, budget(2000), tuning).catch((e: unknown) => e as ProviderFaultError);
+    expect('faults' in blind ? blind.faults.some((f) => f.fault === 'timeout') : false).toBe(true);
   });
 
   it('stops at once, with the caller’s reason, when the caller aborts', async () => {
