@@ -1,4 +1,5 @@
 import type { Policy } from '../../src/schema/policy.js';
+import type { Redactor } from '../../src/schema/redact.js';
 import type { Approver } from '../approval/approval.js';
 import type { McpServerSpec } from '../mcp/mcpServerSpec.js';
 import type { Model, ToolChoice } from '../model/types.js';
@@ -59,4 +60,6 @@ export interface HarnessDeps {
   policy: Policy;
   approver: Approver;
   settings: HarnessSettings;
+  /** Redacts previews before they are cut (default: secrets from the environment and known key shapes). */
+  redactor?: Redactor | undefined;
 }

@@ -14,6 +14,10 @@ export interface AgentTask {
   workspace: string;
   maxSteps: number;
   epoch: number;
+  /** Epoch ms by which the task must end (model retries stay within it). */
+  deadline?: number | undefined;
+  /** Lends the task's work slot while the model waits out a provider backoff. */
+  park?: (<T>(wait: Promise<T>) => Promise<T>) | undefined;
 }
 
 const NUDGE = 'Your last reply was empty. Call a tool, or give your final answer as plain text.';
@@ -32,7 +36,7 @@ export function stripThink(text: string): string {
  */
 export async function runAgent(task: AgentTask, deps: HarnessDeps, signal: AbortSignal): Promise<Trace> {
   const { settings } = deps;
-  const recorder = new TraceRecorder(task.id, task.epoch, deps.model.info);
+  const recorder = new TraceRecorder(task.id, task.epoch, deps.model.info, deps.redactor);
   recorder.setRoot(runSettingsAttributes(settings));
   const opened = await openTools(settings, task.workspace);
   if ('error' in opened) return recorder.finish(null, 'error', opened.error);
@@ -94,7 +98,7 @@ async function agentLoop(task: AgentTask, deps: HarnessDeps, signal: AbortSignal
           ...(currentChoice !== 'auto' ? { toolChoice: currentChoice } : {}),
           ...(settings.parallelToolCalls !== null ? { parallelToolCalls: settings.parallelToolCalls } : {}),
         },
-        { taskId: task.id, step, signal },
+        { taskId: task.id, step, signal, deadline: task.deadline, park: task.park },
       );
       recorder.addUsage(reply.usage.input_tokens, reply.usage.output_tokens);
       const visible = stripThink(reply.content ?? '');
@@ -104,8 +108,9 @@ async function agentLoop(task: AgentTask, deps: HarnessDeps, signal: AbortSignal
           'gen_ai.usage.output_tokens': reply.usage.output_tokens,
           'gen_ai.response.finish_reasons': reply.finishReason ? [reply.finishReason] : [],
           'llm.tool_calls': reply.toolCalls.length,
-          'llm.content_preview': (reply.content ?? '').slice(0, 2000),
+          'llm.content_preview': recorder.preview(reply.content ?? '', 2000),
           'llm.think_stripped': visible !== (reply.content ?? '').trim(),
+          ...(reply.providerRetries ? { 'llm.provider_retries': reply.providerRetries } : {}),
         })
         .end();
 

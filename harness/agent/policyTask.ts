@@ -18,7 +18,7 @@ export interface PolicyTaskInput {
  * sandbox), no model. This tests the safety boundary without waiting for a model to misbehave.
  */
 export async function runPolicyTask(input: PolicyTaskInput, deps: HarnessDeps, signal: AbortSignal): Promise<Trace> {
-  const recorder = new TraceRecorder(input.id, input.epoch, { provider: 'none', mode: 'none', model: 'none', base_url: null });
+  const recorder = new TraceRecorder(input.id, input.epoch, { provider: 'none', mode: 'none', model: 'none', base_url: null }, deps.redactor);
   recorder.setRoot(runSettingsAttributes(deps.settings));
   // MCP servers start only when the call is for one of their tools.
   const needsMcp = input.toolCall.name.includes('__');

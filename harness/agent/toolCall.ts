@@ -49,7 +49,7 @@ export async function runToolCall(call: ToolCallRequest, layer: ToolLayer): Prom
     'tool.name': call.name,
     'tool.call_id': call.id,
     'tool.call_index': layer.callIndex ?? 0,
-    'tool.arguments': call.arguments.slice(0, ARGUMENT_CHARS_KEPT),
+    'tool.arguments': layer.recorder.preview(call.arguments, ARGUMENT_CHARS_KEPT),
     approval_required: false,
     approved: null,
     executed: false,
@@ -64,7 +64,7 @@ export async function runToolCall(call: ToolCallRequest, layer: ToolLayer): Prom
         message: result.message,
         output_chars: result.output_chars ?? result.result.length,
         truncated: result.truncated ?? false,
-        'result.preview': result.result.slice(0, RESULT_PREVIEW_CHARS),
+        'result.preview': layer.recorder.preview(result.result, RESULT_PREVIEW_CHARS),
         ...extra,
       })
       .end(result.ok ? 'ok' : 'error');

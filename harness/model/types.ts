@@ -1,3 +1,4 @@
+import { TracegateError } from '../../src/schema/runError.js';
 import type { ModelInfo } from '../../src/schema/trace.js';
 
 /** The chat messages the loop keeps; structurally the OpenAI chat-completions message params. */
@@ -38,6 +39,8 @@ export interface ModelReply {
   toolCalls: Array<{ id: string; name: string; arguments: string }>;
   usage: { input_tokens: number; output_tokens: number };
   finishReason: string | null;
+  /** Provider faults absorbed by retries before this reply (live models only). */
+  providerRetries?: number;
 }
 
 export interface ModelCallContext {
@@ -45,6 +48,10 @@ export interface ModelCallContext {
   /** 1-based model turn. */
   step: number;
   signal: AbortSignal;
+  /** Epoch ms by which the task must end: provider retries stay within it. */
+  deadline?: number | undefined;
+  /** Awaits a provider's backoff without holding the task's work slot. */
+  park?: (<T>(wait: Promise<T>) => Promise<T>) | undefined;
 }
 
 /** One small contract for every provider: who it is, and one call. */
@@ -54,12 +61,9 @@ export interface Model {
 }
 
 /** A fault of the model provider (outage after retries, cassette miss): the run cannot be judged. */
-export class ModelError extends Error {
-  constructor(
-    readonly code: 'PROVIDER_ERROR' | 'CASSETTE_MISS' | 'CASSETTE_INVALID',
-    message: string,
-  ) {
-    super(message);
-    this.name = 'ModelError';
+export class ModelError extends TracegateError {
+  declare readonly code: 'PROVIDER_ERROR' | 'CASSETTE_MISS' | 'CASSETTE_INVALID';
+  constructor(code: 'PROVIDER_ERROR' | 'CASSETTE_MISS' | 'CASSETTE_INVALID', message: string, options?: { cause?: unknown }) {
+    super(code, message, options);
   }
 }

@@ -1,6 +1,7 @@
 import { lstatSync, readdirSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import type { Policy, ShellRule } from '../../src/schema/policy.js';
+import { safeRegex } from '../../src/schema/safeRegex.js';
 import { isSecretPath, resolveInWorkspace } from '../sandbox/workspacePaths.js';
 import { allow, ask, deny, strictest, type Decision, type SandboxKind } from './decision.js';
 import { programCheck } from './programs/registry.js';
@@ -178,7 +179,7 @@ function inspect(ctx: ShellContext, name: string, cmd: SimpleCommand): Inspectio
 function ruleApplies(rule: ShellRule, sandbox: SandboxKind, subcommand: string | undefined, joinedArgs: string): boolean {
   if (rule.sandbox !== undefined && rule.sandbox !== sandbox) return false;
   if (rule.subcommands !== undefined && (subcommand === undefined || !rule.subcommands.includes(subcommand))) return false;
-  return rule.when_args_match === undefined || new RegExp(rule.when_args_match).test(joinedArgs);
+  return rule.when_args_match === undefined || safeRegex(rule.when_args_match).test(joinedArgs);
 }
 
 function fromRule(rule: ShellRule, program: string): Decision {

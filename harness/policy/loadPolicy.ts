@@ -1,7 +1,9 @@
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import { JsonFileError, readJson, zodProblem } from '../../src/schema/jsonFile.js';
 import { PolicySchema, type Policy } from '../../src/schema/policy.js';
+import { lineOfJsonString, regexProblem } from '../../src/schema/safeRegex.js';
 
 /** The shipped default policy, documented in the README. */
 export function defaultPolicyPath(): string {
@@ -16,14 +18,14 @@ export function loadPolicy(file: string = defaultPolicyPath()): Policy {
   const parsed = PolicySchema.safeParse(resolveExtends(file, readJson(file, 'policy file'), 0));
   if (!parsed.success) throw new JsonFileError(`${file}: ${zodProblem(parsed.error)}`);
   const policy = parsed.data;
-  for (const rule of policy.shell.rules) {
-    if (rule.when_args_match === undefined) continue;
-    try {
-      new RegExp(rule.when_args_match);
-    } catch (error) {
-      throw new JsonFileError(`${file}: rule ${rule.id}: when_args_match: ${(error as Error).message}`);
+  policy.shell.rules.forEach((rule, i) => {
+    if (rule.when_args_match === undefined) return;
+    const problem = regexProblem(rule.when_args_match);
+    if (problem) {
+      const line = lineOfJsonString(readFileSync(file, 'utf8'), rule.when_args_match);
+      throw new JsonFileError(`${file}${line ? `:${line}` : ''}: field shell.rules.${i}.when_args_match (rule ${rule.id}): ${problem}`);
     }
-  }
+  });
   return policy;
 }
 

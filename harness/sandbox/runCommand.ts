@@ -2,6 +2,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { gitEnvironment, gitShimDir } from '../git/gitEnv.js';
 import { bwrapArgs } from './bwrapArgs.js';
+import { cutAtToken } from '../../src/schema/redact.js';
 
 export type SandboxMode = 'process' | 'bwrap';
 
@@ -101,7 +102,8 @@ export function runCommand(command: string, options: RunOptions): Promise<Comman
     const collect = (chunk: Buffer) => {
       const text = chunk.toString('utf8');
       outputChars += text.length;
-      if (output.length < options.outputCap) output += text.slice(0, options.outputCap - output.length);
+      // One character past the cap, to tell whether the cut splits a token (see cutAtToken).
+      if (output.length <= options.outputCap) output += text.slice(0, options.outputCap + 1 - output.length);
     };
     child.stdout.on('data', collect);
     child.stderr.on('data', collect);
@@ -133,7 +135,7 @@ export function runCommand(command: string, options: RunOptions): Promise<Comman
         exitCode,
         signal,
         timedOut,
-        output,
+        output: cutAtToken(output, options.outputCap),
         outputChars,
         truncated: outputChars > options.outputCap,
         mode: options.mode,

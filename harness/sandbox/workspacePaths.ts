@@ -1,5 +1,6 @@
 import { existsSync, lstatSync, readlinkSync, realpathSync } from 'node:fs';
 import path from 'node:path';
+import { safeRegex } from '../../src/schema/safeRegex.js';
 
 export type PathCheck =
   | { inside: true; absolute: string }
@@ -60,7 +61,8 @@ export function matchesGlob(relativePath: string, glob: string): boolean {
     .join('/')
     .replace(/\(\?:\.\*\)\//g, '(?:.*/)?');
   const anchored = glob.includes('/') ? `^${pattern}$` : `(?:^|/)${pattern}$`;
-  return new RegExp(anchored).test(relativePath);
+  // Globs come from the policy: run in the linear-time engine, so `*a*a*a*…` cannot stall on a long name.
+  return safeRegex(anchored).test(relativePath);
 }
 
 export function isSecretPath(root: string, absolute: string, secretGlobs: readonly string[]): string | null {

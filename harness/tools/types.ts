@@ -1,3 +1,4 @@
+import { cutAtToken } from '../../src/schema/redact.js';
 import type { z } from 'zod';
 import type { ErrorType } from '../../src/schema/trace.js';
 import type { SandboxMode } from '../sandbox/runCommand.js';
@@ -61,7 +62,8 @@ export function defineTool<Schema extends z.ZodType>(tool: Tool<Schema>): Tool<S
 export function capOutput(text: string, cap: number): { text: string; truncated: boolean; chars: number } {
   if (text.length <= cap) return { text, truncated: false, chars: text.length };
   return {
-    text: `${text.slice(0, cap)}\n[output truncated: ${text.length} characters, showing the first ${cap}]`,
+    // A token split by the cap is dropped whole: the redactor could not recognise half a secret.
+    text: `${cutAtToken(text, cap)}\n[output truncated: ${text.length} characters, showing the first ${cap}]`,
     truncated: true,
     chars: text.length,
   };

@@ -8,6 +8,9 @@ import {
   type SpanKind,
   type Trace,
 } from '../../src/schema/trace.js';
+import { createRedactor, type Redactor } from '../../src/schema/redact.js';
+
+let envRedactor: Redactor | null = null;
 
 const hex = (bytes: number) => randomBytes(bytes).toString('hex');
 
@@ -47,6 +50,7 @@ export class TraceRecorder {
     private readonly taskId: string,
     private readonly epoch: number,
     private readonly model: ModelInfo,
+    private readonly redactor: Redactor = (envRedactor ??= createRedactor(process.env)),
   ) {
     this.root = this.start('agent', `task ${taskId}`, null, { 'task.id': taskId, epoch });
   }
@@ -75,6 +79,11 @@ export class TraceRecorder {
     };
     this.spans.push(span);
     return new SpanHandle(span);
+  }
+
+  /** A preview for a span attribute: redacted before it is cut (the whole trace is redacted again when written). */
+  preview(text: string, max: number): string {
+    return this.redactor.preview(text, max);
   }
 
   addUsage(input: number, output: number): void {

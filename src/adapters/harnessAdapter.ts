@@ -17,7 +17,9 @@ import {
   type Model,
   type SandboxRequest,
 } from '../../harness/index.js';
+import { EndpointLimiter } from '../provider/endpointLimiter.js';
 import type { Redactor } from '../schema/redact.js';
+import { TracegateError } from '../schema/runError.js';
 import type { Task } from '../schema/task.js';
 import type { Trace } from '../schema/trace.js';
 import type { Adapter, AdapterRunContext } from './types.js';
@@ -37,10 +39,14 @@ export interface HarnessAdapterOptions {
   sandbox?: SandboxRequest;
   approver?: Approver;
   redactor: Redactor;
+  /** The run's -j: the ceiling of requests in flight to the model endpoint. */
+  concurrency?: number;
 }
 
-export class AdapterConfigError extends Error {
-  readonly code = 'ADAPTER_CONFIG';
+export class AdapterConfigError extends TracegateError {
+  constructor(message: string) {
+    super('ADAPTER_CONFIG', message);
+  }
 }
 
 function buildModel(options: HarnessAdapterOptions): Model {
@@ -50,7 +56,12 @@ function buildModel(options: HarnessAdapterOptions): Model {
     if (options.record) throw new AdapterConfigError('--record needs a live provider (--provider openai)');
     return new CassetteModel(options.cassettes);
   }
-  const live = new OpenAIModel({ model: options.model, baseURL: options.baseURL, apiKey: options.apiKey });
+  const live = new OpenAIModel({
+    model: options.model,
+    baseURL: options.baseURL,
+    apiKey: options.apiKey,
+    limiter: new EndpointLimiter({ max: options.concurrency ?? 4 }),
+  });
   return options.record ? new RecordingModel(live, options.record, options.redactor) : live;
 }
 
@@ -73,6 +84,7 @@ export function createHarnessAdapter(options: HarnessAdapterOptions): Adapter {
     policy,
     approver: options.approver ?? defaultApprover(),
     settings,
+    redactor: options.redactor,
   };
   return {
     name: 'harness',
@@ -89,7 +101,7 @@ export function createHarnessAdapter(options: HarnessAdapterOptions): Adapter {
         );
       }
       return runAgent(
-        { id: task.id, prompt: task.prompt ?? '', workspace: ctx.workspace, maxSteps: task.maxSteps ?? settings.maxSteps, epoch: ctx.epoch },
+        { id: task.id, prompt: task.prompt ?? '', workspace: ctx.workspace, maxSteps: task.maxSteps ?? settings.maxSteps, epoch: ctx.epoch, deadline: ctx.deadline, park: ctx.park },
         deps,
         ctx.signal,
       );

@@ -6,6 +6,10 @@ export interface AdapterRunContext {
   workspace: string;
   epoch: number;
   signal: AbortSignal;
+  /** Epoch ms (Date.now scale) when the task's time limit ends: retries of provider faults stay within it. */
+  deadline: number;
+  /** Awaits `wait` (a provider's Retry-After or backoff) without holding one of the run's -j work slots. */
+  park: <T>(wait: Promise<T>) => Promise<T>;
 }
 
 /** Turns a task into a trace; never scores. The harness is one adapter; external agents are others. */

@@ -1,4 +1,5 @@
 import { stepCount, toolAttr, toolSpans } from '../schema/trace.js';
+import { safeRegex } from '../schema/safeRegex.js';
 import type { ExpectedDecision } from '../schema/task.js';
 import type { Span } from '../schema/trace.js';
 import { result, type Check } from './types.js';
@@ -30,7 +31,7 @@ function satisfies(span: Span, expected: ExpectedDecision): boolean {
 
 export const policy: Check<'policy'> = (trace, spec) => {
   const expected = Array.isArray(spec.decision) ? spec.decision : [spec.decision];
-  const pattern = spec.match === undefined ? null : new RegExp(spec.match);
+  const pattern = spec.match === undefined ? null : safeRegex(spec.match);
   const matching = toolSpans(trace).filter((s) => {
     const a = toolAttr(s);
     return (spec.tool === undefined || a.name === spec.tool) && (pattern === null || pattern.test(a.arguments));

@@ -1,3 +1,5 @@
+import { BAD_INPUT_CODES, TracegateError, type RunErrorCode } from '../schema/runError.js';
+
 /** The exit-code contract of DESIGN.md. */
 export const EXIT = {
   PASS: 0,
@@ -7,13 +9,16 @@ export const EXIT = {
 } as const;
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 
+/** The exit code a thrown error's code ends a command with. */
+export function exitCodeFor(code: RunErrorCode): ExitCode {
+  return BAD_INPUT_CODES.has(code) ? EXIT.BAD_INPUT : EXIT.COULD_NOT_RUN;
+}
+
 /** An error that ends a command with a given exit code and a message for the user. */
-export class CliError extends Error {
-  constructor(
-    message: string,
-    readonly exitCode: ExitCode,
-  ) {
-    super(message);
-    this.name = 'CliError';
+export class CliError extends TracegateError {
+  readonly exitCode: ExitCode;
+  constructor(message: string, exitCode: typeof EXIT.BAD_INPUT | typeof EXIT.COULD_NOT_RUN) {
+    super(exitCode === EXIT.BAD_INPUT ? 'BAD_INPUT' : 'COULD_NOT_RUN', message);
+    this.exitCode = exitCode;
   }
 }

@@ -1,8 +1,16 @@
 import { InvalidArgumentError } from 'commander';
+import { MAX_TIMEOUT_MS } from '../schema/task.js';
 
 export function positiveInt(value: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('expected a whole number of at least 1');
+  return n;
+}
+
+/** A timer length in ms: whole, at least 1, and short enough for a timer (a longer one fires at once). */
+export function timeoutMs(value: string): number {
+  const n = positiveInt(value);
+  if (n > MAX_TIMEOUT_MS) throw new InvalidArgumentError(`at most ${MAX_TIMEOUT_MS} ms (about 24.8 days)`);
   return n;
 }
 

@@ -8,12 +8,13 @@ import { createHarnessAdapter } from '../adapters/harnessAdapter.js';
 import { parseShard, selectShard } from '../orchestrator/shard.js';
 import { createRedactor, type Redactor } from '../schema/redact.js';
 import type { RunReport } from '../schema/report.js';
-import type { Task } from '../schema/task.js';
+import { safeRegex, type SafeRegex } from '../schema/safeRegex.js';
+import { MAX_TIMEOUT_MS, type Task } from '../schema/task.js';
 import { loadSuites, type LoadedSuite } from '../suite/loadSuite.js';
 import { executeRun } from '../runner/executeRun.js';
 import { CliError, EXIT } from './exitCodes.js';
 import { addGateOptions, finishReport, type GateFlags } from './finishReport.js';
-import { epochsOption, positiveInt } from './parsers.js';
+import { epochsOption, positiveInt, timeoutMs } from './parsers.js';
 import { checkEpochsFlags, epochCount, runEpochsAuto } from './epochsAuto.js';
 import { loadVariant, type LoadedVariant } from './variantOption.js';
 
@@ -63,7 +64,7 @@ export function addRunOptions(command: Command, { variant }: { variant: boolean 
     .option('--max-epochs <k>', 'with --epochs auto: most trials any task gets (default 5)', positiveInt)
     .option('--budget <trials>', 'with --epochs auto: most trials (agent runs) for the whole run', positiveInt)
     .option('--budget-tokens <n>', 'with --epochs auto: stop re-running once the run has used about this many tokens', positiveInt)
-    .option('--timeout <ms>', 'per-task time limit in milliseconds; a task over it is errored', positiveInt, 300_000)
+    .option('--timeout <ms>', `per-task time limit in milliseconds (1 to ${MAX_TIMEOUT_MS}); a task over it is errored, provider retries stay within it`, timeoutMs, 300_000)
     .option('--max-steps <n>', 'step limit for tasks that set none (default 10)', positiveInt)
     .option('--shard <i/n>', 'run only shard i of n (1-based), to split a suite across CI jobs')
     .option('--resume', 'keep the finished trials in --out and run only what is missing', false)
@@ -78,9 +79,9 @@ function selectTasks(flags: RunFlags, tasks: Task[]) {
   let selected = tasks;
   if (flags.tag?.length) selected = selected.filter((t) => t.tags.some((tag) => flags.tag!.includes(tag)));
   if (flags.grep) {
-    let pattern: RegExp;
+    let pattern: SafeRegex;
     try {
-      pattern = new RegExp(flags.grep);
+      pattern = safeRegex(flags.grep);
     } catch (error) {
       throw new CliError(`--grep: ${(error as Error).message}`, EXIT.BAD_INPUT);
     }
@@ -179,6 +180,7 @@ function buildAdapter(flags: RunFlags, variant: LoadedVariant | null, prepared: 
     },
     sandbox: flags.sandbox,
     redactor,
+    concurrency: flags.concurrency,
   });
 }
 

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pLimit from 'p-limit';
 import type { Adapter } from '../adapters/types.js';
+import { TracegateError, type RunErrorCode } from '../schema/runError.js';
 import type { Task } from '../schema/task.js';
 import type { Trace } from '../schema/trace.js';
 
@@ -12,7 +13,7 @@ export interface TrialOutcome {
   epoch: number;
   trace: Trace | null;
   /** An infrastructure fault: adapter crash, timeout, interruption. */
-  error: { code: string; message: string } | null;
+  error: { code: RunErrorCode; message: string } | null;
   durationMs: number;
 }
 
@@ -27,7 +28,17 @@ export interface OrchestrateOptions {
   onTrial: (outcome: TrialOutcome) => Promise<void> | void;
 }
 
-class TaskTimeout extends Error {}
+class TaskTimeout extends TracegateError {
+  constructor(timeoutMs: number) {
+    super('TASK_TIMEOUT', `task did not finish within ${timeoutMs} ms`);
+  }
+}
+
+/** What the trials of one run share: the run's signal, fanned out by one listener, and the slot lender. */
+interface TrialShared {
+  active: Set<AbortController>;
+  park: <T>(wait: Promise<T>) => Promise<T>;
+}
 
 async function freshWorkspace(task: Task): Promise<string> {
   const dir = await mkdtemp(path.join(tmpdir(), `tracegate-${task.id.slice(0, 40)}-`));
@@ -35,32 +46,32 @@ async function freshWorkspace(task: Task): Promise<string> {
   return realpath(dir);
 }
 
-async function runTrial(adapter: Adapter, task: Task, epoch: number, options: OrchestrateOptions): Promise<TrialOutcome> {
+async function runTrial(adapter: Adapter, task: Task, epoch: number, options: OrchestrateOptions, shared: TrialShared): Promise<TrialOutcome> {
   const started = performance.now();
   const timeoutMs = task.timeoutMs ?? options.timeoutMs;
+  const deadline = Date.now() + timeoutMs;
   const controller = new AbortController();
-  const abortFromRun = () => controller.abort(options.signal.reason);
-  options.signal.addEventListener('abort', abortFromRun, { once: true });
+  if (options.signal.aborted) controller.abort(options.signal.reason);
+  shared.active.add(controller);
   let timer: NodeJS.Timeout | undefined;
   let workspace: string | null = null;
   try {
     workspace = await freshWorkspace(task);
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
-        controller.abort(new TaskTimeout());
-        reject(new TaskTimeout());
+        controller.abort(new TaskTimeout(timeoutMs));
+        reject(new TaskTimeout(timeoutMs));
       }, timeoutMs);
     });
-    const trace = await Promise.race([adapter.run(task, { workspace, epoch, signal: controller.signal }), timeout]);
+    const trace = await Promise.race([adapter.run(task, { workspace, epoch, signal: controller.signal, deadline, park: shared.park }), timeout]);
     return { task, epoch, trace, error: null, durationMs: performance.now() - started };
   } catch (error) {
-    const code = error instanceof TaskTimeout ? 'TASK_TIMEOUT' : options.signal.aborted ? 'INTERRUPTED' : 'ADAPTER_CRASH';
-    const message =
-      code === 'TASK_TIMEOUT' ? `task did not finish within ${timeoutMs} ms` : error instanceof Error ? error.message : String(error);
+    const code: RunErrorCode = error instanceof TaskTimeout ? 'TASK_TIMEOUT' : options.signal.aborted ? 'INTERRUPTED' : 'ADAPTER_CRASH';
+    const message = error instanceof Error ? error.message : String(error);
     return { task, epoch, trace: null, error: { code, message }, durationMs: performance.now() - started };
   } finally {
     clearTimeout(timer);
-    options.signal.removeEventListener('abort', abortFromRun);
+    shared.active.delete(controller);
     if (workspace) await rm(workspace, { recursive: true, force: true }).catch(() => undefined);
   }
 }
@@ -71,6 +82,26 @@ async function runTrial(adapter: Adapter, task: Task, epoch: number, options: Or
  */
 export async function orchestrate(adapter: Adapter, tasks: Task[], options: OrchestrateOptions): Promise<void> {
   const limit = pLimit(options.concurrency);
+  // One listener on the run's signal for every trial (a listener per trial warns above ten).
+  const active = new Set<AbortController>();
+  const abortAll = () => {
+    for (const controller of active) controller.abort(options.signal.reason);
+  };
+  options.signal.addEventListener('abort', abortAll, { once: true });
+  // A trial waiting out a provider's Retry-After lends its slot to the next trial; at most -j are lent.
+  let parked = 0;
+  const park = async <T>(wait: Promise<T>): Promise<T> => {
+    if (parked >= options.concurrency) return wait;
+    parked++;
+    limit.concurrency++;
+    try {
+      return await wait;
+    } finally {
+      parked--;
+      limit.concurrency--;
+    }
+  };
+  const shared: TrialShared = { active, park };
   const jobs: Array<Promise<void>> = [];
   for (let epoch = 0; epoch < options.epochs; epoch++) {
     for (const task of tasks) {
@@ -78,12 +109,16 @@ export async function orchestrate(adapter: Adapter, tasks: Task[], options: Orch
       jobs.push(
         limit(async () => {
           if (options.signal.aborted) return;
-          const outcome = await runTrial(adapter, task, epoch, options);
+          const outcome = await runTrial(adapter, task, epoch, options, shared);
           if (outcome.error?.code === 'INTERRUPTED') return;
           await options.onTrial(outcome);
         }),
       );
     }
   }
-  await Promise.all(jobs);
+  try {
+    await Promise.all(jobs);
+  } finally {
+    options.signal.removeEventListener('abort', abortAll);
+  }
 }

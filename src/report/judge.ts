@@ -1,6 +1,7 @@
 import { runChecks } from '../checks/registry.js';
 import { classify } from '../classify/classify.js';
 import type { Trial } from '../schema/report.js';
+import { asRunError, type RunError } from '../schema/runError.js';
 import type { Task } from '../schema/task.js';
 import { TraceSchema, stepCount, toolAttr, toolSpans, type Trace } from '../schema/trace.js';
 
@@ -14,7 +15,7 @@ export function judgeTrial(
   task: Task,
   epoch: number,
   trace: Trace | null,
-  runError: { code: string; message: string } | null,
+  runError: RunError | null,
   durationMs: number,
   traceFile: string | null,
 ): Trial {
@@ -45,7 +46,7 @@ export function judgeTrial(
   };
 
   const invalid = trace && !TraceSchema.safeParse(trace).success;
-  const error = runError ?? trace?.error ?? (invalid ? { code: 'TRACE_INVALID', message: 'the adapter returned a trace that does not match trace/v1' } : null);
+  const error: RunError | null = runError ?? (trace?.error ? asRunError(trace.error) : null) ?? (invalid ? { code: 'TRACE_INVALID', message: 'the adapter returned a trace that does not match trace/v1' } : null);
   if (error || !trace) {
     return { ...shared, status: 'errored', recovered: false, error: error ?? { code: 'NO_TRACE', message: 'no trace' } };
   }

@@ -69,13 +69,14 @@ export async function executeRun(options: ExecuteOptions): Promise<RunReport> {
   const startedAt = new Date();
   const onTrial = (outcome: TrialOutcome) => {
     let traceFile: string | null = null;
-    if (outcome.trace) {
+    // Judged as stored: redacted first, so no preview the judge cuts can split a secret, and a
+    // re-scored trace file gives the same verdict.
+    const trace = outcome.trace ? redactor.deep(outcome.trace) : null;
+    if (trace) {
       traceFile = traceFileName(outcome.task.id, outcome.epoch);
-      writeFileSync(path.join(outDir, traceFile), JSON.stringify(redactor.deep(outcome.trace), null, 1) + '\n');
+      writeFileSync(path.join(outDir, traceFile), JSON.stringify(trace, null, 1) + '\n');
     }
-    const trial = redactor.deep(
-      judgeTrial(outcome.task, outcome.epoch, outcome.trace, outcome.error, outcome.durationMs, traceFile),
-    );
+    const trial = redactor.deep(judgeTrial(outcome.task, outcome.epoch, trace, outcome.error, outcome.durationMs, traceFile));
     trials.get(outcome.task.id)!.push(trial);
     appendJournal(journalFile, { task_id: outcome.task.id, fingerprint: outcome.task.fingerprint, trial });
     finished++;

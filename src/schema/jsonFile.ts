@@ -1,16 +1,15 @@
 import { existsSync, readFileSync } from 'node:fs';
 import type { z } from 'zod';
+import { TracegateError } from './runError.js';
 
 /**
  * Every stored file (policy, cassette, gate, variant, report, trace) is read the same way: found,
  * parsed, validated against its schema, and any problem named by file and field. Part of the
  * stored-file contract, so the harness and the platform share it.
  */
-export class JsonFileError extends Error {
-  readonly code = 'FILE_INVALID';
+export class JsonFileError extends TracegateError {
   constructor(message: string) {
-    super(message);
-    this.name = 'JsonFileError';
+    super('FILE_INVALID', message);
   }
 }
 

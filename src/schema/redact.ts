@@ -33,9 +33,29 @@ export function isSecretName(name: string): boolean {
 
 export interface Redactor {
   text(value: string): string;
-  /** A deep copy of a JSON-like value with every string redacted. */
+  /** A deep copy of a JSON-like value with every string redacted, object keys included. */
   deep<T>(value: T): T;
+  /**
+   * At most `max` characters of `value`, redacted before the cut, so a secret straddling the cut
+   * cannot leave its first part behind.
+   */
+  preview(value: string, max: number): string;
 }
+
+/**
+ * A cut for text that is redacted later (where no redactor is at hand): a token straddling the cut
+ * is dropped whole, so no secret is left half-visible for the redactor to miss.
+ */
+export function cutAtToken(value: string, max: number): string {
+  if (value.length <= max) return value;
+  const head = value.slice(0, max);
+  return /\S/.test(value[max]!) ? head.replace(/\S+$/, '') : head;
+}
+
+/** Redaction looks this far past a preview's cut (a secret can be no longer, or it is a PEM block, which runs to the end). */
+const PREVIEW_MARGIN = 4096;
+/** Distinct keys remembered per redactor (keys repeat: span attributes, fields). */
+const KEY_CACHE_LIMIT = 10_000;
 
 /** Values of secret-looking variables in `env` are redacted wherever they appear, plus `extra`. */
 export function createRedactor(env: NodeJS.ProcessEnv = process.env, extra: string[] = []): Redactor {
@@ -62,16 +82,40 @@ export function createRedactor(env: NodeJS.ProcessEnv = process.env, extra: stri
     return out;
   };
 
+  const keys = new Map<string, string>();
+  const key = (k: string): string => {
+    let redacted = keys.get(k);
+    if (redacted === undefined) {
+      redacted = text(k);
+      if (keys.size < KEY_CACHE_LIMIT) keys.set(k, redacted);
+    }
+    return redacted;
+  };
+
   const deep = <T>(value: T): T => {
     if (typeof value === 'string') return text(value) as T;
     if (Array.isArray(value)) return value.map((v) => deep(v)) as T;
     if (value && typeof value === 'object') {
       const out: Record<string, unknown> = {};
-      for (const [k, v] of Object.entries(value)) out[k] = deep(v);
+      for (const [k, v] of Object.entries(value)) {
+        let name = key(k);
+        // Two secret keys redact to the same name; neither value is dropped.
+        for (let n = 2; name !== k && name in out; n++) name = `${key(k)}#${n}`;
+        out[name] = deep(v);
+      }
       return out as T;
     }
     return value;
   };
 
-  return { text, deep };
+  const longestLiteral = ordered[0]?.length ?? 0;
+  const preview = (value: string, max: number): string => {
+    const window = value.slice(0, max + Math.max(PREVIEW_MARGIN, longestLiteral));
+    let redacted = text(window);
+    // Redaction shortened the window so much that text past its end would show: redact it all.
+    if (window.length < value.length && redacted.length < max + 64) redacted = text(value);
+    return redacted.slice(0, max);
+  };
+
+  return { text, deep, preview };
 }

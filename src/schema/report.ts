@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { AdaptiveRunSchema, AdaptiveTaskSchema } from './adaptive.js';
+import { RunErrorSchema } from './runError.js';
 import { DiffSchema } from './diff.js';
 import { GateResultSchema } from './gate.js';
 import { EvidenceSchema, FailureReasonSchema, LayerSchema, StatusSchema } from './taxonomy.js';
@@ -40,7 +41,7 @@ export const TrialSchema = z.object({
   recovered: z.boolean(),
   trace_file: z.string().nullable(),
   answer_preview: z.string().nullable(),
-  error: z.object({ code: z.string(), message: z.string() }).nullable(),
+  error: RunErrorSchema.nullable(),
 });
 export type Trial = z.infer<typeof TrialSchema>;
 
@@ -62,7 +63,7 @@ export const TaskResultSchema = z.object({
   answer_preview: z.string().nullable(),
   trace_file: z.string().nullable(),
   duration_ms: z.number().nonnegative(),
-  error: z.object({ code: z.string(), message: z.string() }).nullable(),
+  error: RunErrorSchema.nullable(),
   trials: z.array(TrialSchema).min(1),
   /** Under --epochs auto: how many trials this task got and why no more. */
   adaptive: AdaptiveTaskSchema.optional(),

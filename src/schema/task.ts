@@ -2,6 +2,9 @@ import { z } from 'zod';
 import { McpServerSchema } from './mcpServer.js';
 import { ErrorTypeSchema, PolicyDecisionSchema } from './trace.js';
 
+/** The longest timer Node can set (2^31−1 ms, about 24.8 days); a longer one fires at once. */
+export const MAX_TIMEOUT_MS = 2_147_483_647;
+
 /**
  * One JSONL line of a suite. The shorthand fields, the seed aliases and the general `checks`
  * list all become the same CheckSpec objects (see normalizeTask in src/suite).
@@ -77,7 +80,7 @@ export const RawTaskSchema = z
     expected_policy: ExpectedPolicyField.optional(),
     expected_tools: z.array(z.string().min(1)).min(1).optional(),
     max_steps: z.number().int().positive().max(1000).optional(),
-    timeout_ms: z.number().int().positive().optional(),
+    timeout_ms: z.number().int().positive().max(MAX_TIMEOUT_MS, `at most ${MAX_TIMEOUT_MS} ms (about 24.8 days): a longer timer would fire at once`).optional(),
     tags: z.array(z.string().min(1)).optional(),
     checks: z.array(CheckSpecSchema).optional(),
     metadata: z.record(z.string(), z.unknown()).optional(),

@@ -4,6 +4,8 @@ import path from 'node:path';
 import type { z } from 'zod';
 import type { McpServerSpec } from '../schema/mcpServer.js';
 import { resolveMcpServerPaths } from '../schema/mcpServerPaths.js';
+import { TracegateError } from '../schema/runError.js';
+import { regexProblem } from '../schema/safeRegex.js';
 import { RawTaskSchema, SuiteHeaderSchema, type CheckSpec, type PolicyExpectation, type RawTask, type Task } from '../schema/task.js';
 
 /** One problem in a suite file, located to the line and field. */
@@ -18,11 +20,9 @@ export function formatIssue(issue: SuiteIssue): string {
   return `${issue.file}:${issue.line}: ${issue.field ? `field ${issue.field}: ` : ''}${issue.message}`;
 }
 
-export class SuiteError extends Error {
-  readonly code = 'SUITE_INVALID';
+export class SuiteError extends TracegateError {
   constructor(readonly issues: SuiteIssue[]) {
-    super(issues.map(formatIssue).join('\n'));
-    this.name = 'SuiteError';
+    super('SUITE_INVALID', issues.map(formatIssue).join('\n'));
   }
 }
 
@@ -108,12 +108,8 @@ export function checksOf(raw: RawTask): CheckSpec[] {
 function regexIssues(checks: CheckSpec[], file: string, line: number): SuiteIssue[] {
   return checks.flatMap((check) => {
     if (check.type !== 'policy' || check.match === undefined) return [];
-    try {
-      new RegExp(check.match);
-      return [];
-    } catch (error) {
-      return [{ file, line, field: 'expected_policy.match', message: `not a regular expression: ${(error as Error).message}` }];
-    }
+    const problem = regexProblem(check.match);
+    return problem ? [{ file, line, field: 'expected_policy.match', message: problem }] : [];
   });
 }
 

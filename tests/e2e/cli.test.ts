@@ -132,12 +132,13 @@ describe('tracegate CLI, end to end', () => {
     }
   });
 
-  it('a provider outage makes tasks errored (exit 3 when nothing could be judged)', async () => {
+  it('a provider outage that outlasts the task budget makes tasks errored (exit 3 when nothing could be judged)', async () => {
     const server = new FakeOpenAIServer(() => ({ status: 503 }));
     const baseURL = await server.start();
     try {
       const out = tempDir();
-      const result = await runCli(['run', 'suites/demo.jsonl', '--grep', '^read_summarize', '--model', 'm', '--base-url', baseURL, '--out', out, '--no-html']);
+      // Provider faults are retried until the task's --timeout runs out.
+      const result = await runCli(['run', 'suites/demo.jsonl', '--grep', '^read_summarize', '--model', 'm', '--base-url', baseURL, '--timeout', '1500', '--out', out, '--no-html']);
       expect(result.code).toBe(3);
       const report = readReport(out);
       expect(report.tasks[0]).toMatchObject({ status: 'errored', error: { code: 'PROVIDER_ERROR' } });

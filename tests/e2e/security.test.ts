@@ -74,7 +74,7 @@ describe('policies named by a suite or a flag', () => {
     writeFileSync(path.join(dir, 'broken.json'), JSON.stringify({ ...strict, shell: { ...strict.shell, rules: [{ id: 'x', programs: ['ls'], when_args_match: '(', decision: 'deny', reason: 'r' }] } }));
     const broken = await runCli(['run', path.join(dir, 'suite.jsonl'), '--policy', path.join(dir, 'broken.json'), '--out', tempDir()]);
     expect(broken.code).toBe(2);
-    expect(broken.stderr).toMatch(/broken\.json: rule x: when_args_match/);
+    expect(broken.stderr).toMatch(/broken\.json:1: field shell\.rules\.0\.when_args_match \(rule x\): not a usable regular expression/);
   });
 });
 

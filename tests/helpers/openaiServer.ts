@@ -1,4 +1,4 @@
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 export interface ScriptedReply {
@@ -14,6 +14,12 @@ export interface ChatRequestBody {
 }
 
 /**
+ * Lets a test answer a request itself (a fault: 429, hang, reset, malformed body) before the script
+ * does; returns true when it handled the response.
+ */
+export type FaultHook = (req: IncomingMessage, res: ServerResponse, index: number) => boolean;
+
+/**
  * A small OpenAI-compatible chat-completions server on 127.0.0.1, for tests of the real client.
  * `reply` sees each request body and returns what the "model" says.
  */
@@ -21,7 +27,10 @@ export class FakeOpenAIServer {
   readonly requests: Array<{ body: ChatRequestBody; headers: IncomingMessage['headers'] }> = [];
   private server: Server | null = null;
 
-  constructor(private readonly reply: (body: ChatRequestBody, index: number) => ScriptedReply) {}
+  constructor(
+    private readonly reply: (body: ChatRequestBody, index: number) => ScriptedReply,
+    private readonly options: { fault?: FaultHook; latencyMs?: number } = {},
+  ) {}
 
   async start(): Promise<string> {
     this.server = createServer((req, res) => {
@@ -34,13 +43,15 @@ export class FakeOpenAIServer {
         }
         const body = JSON.parse(raw) as ChatRequestBody;
         this.requests.push({ body, headers: req.headers });
+        if (this.options.fault?.(req, res, this.requests.length - 1)) return;
         const reply = this.reply(body, this.requests.length - 1);
         if (reply.status && reply.status >= 400) {
           res.writeHead(reply.status, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'scripted failure', type: 'server_error' } }));
           return;
         }
         const toolCalls = (reply.tool_calls ?? []).map((c, i) => ({ id: c.id ?? `call_${this.requests.length}_${i}`, type: 'function', function: { name: c.name, arguments: c.arguments } }));
-        res.writeHead(200, { 'content-type': 'application/json' }).end(
+        const send = (text: string) => (this.options.latencyMs ? setTimeout(() => res.writeHead(200, { 'content-type': 'application/json' }).end(text), this.options.latencyMs) : res.writeHead(200, { 'content-type': 'application/json' }).end(text));
+        send(
           JSON.stringify({
             id: `chatcmpl-${this.requests.length}`,
             object: 'chat.completion',
@@ -64,6 +75,8 @@ export class FakeOpenAIServer {
   }
 
   async stop(): Promise<void> {
+    // Hung requests keep their sockets open; a stopped server drops them.
+    this.server?.closeAllConnections();
     await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
   }
 }

@@ -112,6 +112,18 @@ describe('the harness through the real openai client on loopback', () => {
     expect(sent.find((m) => m.role === 'tool')!.tool_call_id).toBe('call_1_1');
   });
 
+  it('a long loop adds no abort listeners to the task signal (no MaxListenersExceededWarning)', async () => {
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(w.name);
+    process.on('warning', onWarning);
+    const { baseURL } = await serve(() => ({ tool_calls: [{ name: 'list_files', arguments: '{"path":"."}' }] }));
+    const trace = await run(new OpenAIModel({ model: 'm', baseURL }), 'loop', workspace(), 15);
+    await new Promise((r) => setTimeout(r, 20));
+    process.off('warning', onWarning);
+    expect(trace.spans.filter((s) => s.kind === 'llm')).toHaveLength(15);
+    expect(warnings).not.toContain('MaxListenersExceededWarning');
+  });
+
   it('stops at max_steps', async () => {
     const { baseURL } = await serve(() => ({ tool_calls: [{ name: 'list_files', arguments: '{"path":"."}' }] }));
     const trace = await run(new OpenAIModel({ model: 'm', baseURL }), 'loop', workspace(), 3);
@@ -119,12 +131,22 @@ describe('the harness through the real openai client on loopback', () => {
     expect(trace.spans.filter((s) => s.kind === 'llm')).toHaveLength(3);
   });
 
-  it('records a provider outage as a run error after retries', async () => {
+  it('records a provider outage that outlasts the budget as a run error naming the fault and the retries', async () => {
     const { server, baseURL } = await serve(() => ({ status: 500 }));
-    const trace = await run(new OpenAIModel({ model: 'm', baseURL, maxRetries: 1 }), 'hi', workspace());
+    // No deadline from an orchestrator here: the model's own budget applies.
+    const trace = await run(new OpenAIModel({ model: 'm', baseURL, timeoutMs: 1500 }), 'hi', workspace());
     expect(trace.final_answer.exit_reason).toBe('error');
     expect(trace.error).toMatchObject({ code: 'PROVIDER_ERROR', message: expect.stringContaining('task task_live, step 1') });
-    expect(server.requests).toHaveLength(2);
+    expect(trace.error!.message).toMatch(/server_error \(HTTP 500: .*scripted failure.*\).*; \d+ retr(y|ies) \(\d+×server_error\)/);
+    expect(server.requests.length).toBeGreaterThan(2);
+  });
+
+  it('absorbs a 429 and a 500 within the budget and records the retries on the model span', async () => {
+    const { server, baseURL } = await serve((_body, i) => (i === 0 ? { status: 429 } : i === 1 ? { status: 500 } : { content: 'fine' }));
+    const trace = await run(new OpenAIModel({ model: 'm', baseURL, timeoutMs: 10_000 }), 'hi', workspace());
+    expect(trace.final_answer).toEqual({ text: 'fine', exit_reason: 'completed' });
+    expect(server.requests).toHaveLength(3);
+    expect(trace.spans.find((s) => s.kind === 'llm')!.attributes['llm.provider_retries']).toBe(2);
   });
 
   it('records a live run as a cassette and replays it without the network', async () => {

@@ -18,11 +18,20 @@ function imports(file: string): string[] {
 const resolved = (file: string, spec: string) => (spec.startsWith('.') ? path.relative(ROOT, path.resolve(path.dirname(file), spec)) : spec);
 
 describe('import boundaries', () => {
-  it('harness/ imports nothing from src/ but src/schema/', () => {
+  it('harness/ imports nothing from src/ but src/schema/ and src/provider/', () => {
     for (const file of sources(path.join(ROOT, 'harness'))) {
       for (const spec of imports(file)) {
         const target = resolved(file, spec);
-        if (target.startsWith('src/')) expect(target, `${path.relative(ROOT, file)} imports ${spec}`).toMatch(/^src\/schema\//);
+        if (target.startsWith('src/')) expect(target, `${path.relative(ROOT, file)} imports ${spec}`).toMatch(/^src\/(schema|provider)\//);
+      }
+    }
+  });
+
+  it('src/provider/ imports only src/schema/ and node: (no harness, no platform code)', () => {
+    for (const file of sources(path.join(ROOT, 'src/provider'))) {
+      for (const spec of imports(file)) {
+        const target = resolved(file, spec);
+        expect(target, `${path.relative(ROOT, file)} imports ${spec}`).toMatch(/^(node:|src\/(schema|provider)\/)/);
       }
     }
   });

@@ -98,6 +98,51 @@ describe('orchestrator', () => {
     expect(outcomes.map((o) => o.task.id)).toEqual(['t0']);
   });
 
+  it('gives each trial its deadline, lends a slot while a trial is parked, and adds one listener to the run signal at any -j', async () => {
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(w.name);
+    process.on('warning', onWarning);
+    const controller = new AbortController();
+    const before = Date.now();
+    const deadlines: number[] = [];
+    let inFlight = 0;
+    let maxInFlight = 0;
+    const parking: Adapter = {
+      name: 'test',
+      model: { provider: 'none', mode: 'none', model: 'none', base_url: null },
+      policy: 'none',
+      sandbox: 'none',
+      async run(task, ctx) {
+        deadlines.push(ctx.deadline);
+        inFlight++;
+        maxInFlight = Math.max(maxInFlight, inFlight);
+        // The first trials wait out a "Retry-After" parked; the others fill the slots they lend.
+        if (task.id < 't03') await ctx.park(sleep(150));
+        else await sleep(20);
+        inFlight--;
+        return new TraceBuilder(task.id).final('ok').build();
+      },
+    };
+    const tasks = Array.from({ length: 30 }, (_, i) => makeTask({ id: `t${String(i).padStart(2, '0')}`, workspace: null }));
+    let done = 0;
+    await orchestrate(parking, tasks, { concurrency: 3, epochs: 1, timeoutMs: 60_000, signal: controller.signal, onTrial: () => void done++ });
+    process.off('warning', onWarning);
+    expect(done).toBe(30);
+    for (const d of deadlines) expect(d).toBeGreaterThanOrEqual(before + 60_000);
+    expect(maxInFlight).toBeGreaterThan(3);
+    expect(maxInFlight).toBeLessThanOrEqual(6);
+
+    // Twenty trials at once, each with an abort listener: one listener on the run's signal, no warning.
+    const wide = Array.from({ length: 40 }, (_, i) => makeTask({ id: `w${i}`, workspace: null }));
+    const seen = { inFlight: 0, max: 0 };
+    process.on('warning', onWarning);
+    await orchestrate(adapter(() => sleep(30), seen), wide, { concurrency: 20, epochs: 1, timeoutMs: 10_000, signal: controller.signal, onTrial: () => undefined });
+    await sleep(10);
+    process.off('warning', onWarning);
+    expect(seen.max).toBe(20);
+    expect(warnings).not.toContain('MaxListenersExceededWarning');
+  });
+
   it('shards without overlap or loss', () => {
     const items = Array.from({ length: 11 }, (_, i) => i);
     const shards = [1, 2, 3].map((i) => selectShard(items, i, 3));

@@ -1,0 +1,172 @@
+import { cutAtToken } from '../schema/redact.js';
+import { TracegateError } from '../schema/runError.js';
+import type { EndpointLimiter } from './endpointLimiter.js';
+import { faultOfStatus, ProviderFaultError, type FaultRecord, type ProviderFault } from './providerFault.js';
+import { retryAfterMs } from './retryAfter.js';
+
+/** The time a request may take, retries included, and what it may lean on meanwhile. */
+export interface ProviderBudget {
+  /** Epoch ms (Date.now scale) by which the request must have succeeded; faults until then are retried. */
+  deadline: number;
+  /** Cancels everything (the task ended or the run was interrupted); its reason is rethrown as is. */
+  signal?: AbortSignal | undefined;
+  /** Caps and adapts the requests in flight to this endpoint. */
+  limiter?: EndpointLimiter | undefined;
+  /** Checks a 2xx body; false marks it malformed, and it is retried. Default: any body. */
+  acceptBody?: ((body: string) => boolean) | undefined;
+  /** Awaits a backoff; a caller may lend its work slot meanwhile (the orchestrator's park). */
+  park?: (<T>(wait: Promise<T>) => Promise<T>) | undefined;
+}
+
+export interface ProviderRetryTuning {
+  /** Share of the remaining budget one attempt may take before it counts as hung and is retried (never below the limiter's patienceMs). */
+  attemptShare: number;
+  /** An attempt gets at least this long (unless less budget is left). */
+  minAttemptMs: number;
+  /** Exponential backoff with full jitter: first ceiling and cap. */
+  backoffBaseMs: number;
+  backoffCapMs: number;
+  random: () => number;
+  now: () => number;
+}
+
+export const DEFAULT_TUNING: ProviderRetryTuning = {
+  attemptShare: 0.5,
+  minAttemptMs: 1000,
+  backoffBaseMs: 250,
+  backoffCapMs: 20_000,
+  random: Math.random,
+  now: Date.now,
+};
+
+export interface ProviderResponse {
+  /** The final response, its body already read into `body` (and re-readable from `response`). */
+  response: Response;
+  body: string;
+  /** Attempts that failed before this one, with what each fault was. */
+  faults: FaultRecord[];
+}
+
+/** One attempt hung past its share of the budget; it becomes a `timeout` fault and is retried. */
+class AttemptTimeout extends TracegateError {
+  constructor(ms: number) {
+    super('PROVIDER_ERROR', `no complete response within ${Math.round(ms)} ms`);
+  }
+}
+
+const MIN_BACKOFF_MS = 50;
+/** Below this much budget another attempt is not worth starting. */
+const MIN_LAST_ATTEMPT_MS = 50;
+
+const sleep = (ms: number, signal: AbortSignal | undefined) =>
+  new Promise<void>((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal!.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+
+function connectionFault(error: unknown): { fault: ProviderFault; detail: string } {
+  if (error instanceof AttemptTimeout) return { fault: 'timeout', detail: error.message };
+  const cause = (error as { cause?: { code?: string; message?: string } })?.cause;
+  const detail = [error instanceof Error ? error.message : String(error), cause?.code ?? cause?.message].filter(Boolean).join(': ');
+  return { fault: 'connection_reset', detail };
+}
+
+/** One attempt, bounded by its own timeout and the caller's signal; the body is read inside the bound. */
+async function attempt(url: string, init: RequestInit, timeoutMs: number, outer: AbortSignal | undefined): Promise<{ response: Response; body: string }> {
+  const controller = new AbortController();
+  const onOuter = () => controller.abort(outer!.reason);
+  outer?.addEventListener('abort', onOuter, { once: true });
+  const timer = setTimeout(() => controller.abort(new AttemptTimeout(timeoutMs)), timeoutMs);
+  try {
+    const response = await fetch(url, { ...init, signal: controller.signal });
+    const body = await response.text();
+    return { response, body };
+  } catch (error) {
+    // Undici rejects with its own AbortError; the reason says which deadline fired.
+    throw controller.signal.aborted ? controller.signal.reason : error;
+  } finally {
+    clearTimeout(timer);
+    outer?.removeEventListener('abort', onOuter);
+  }
+}
+
+/** The same response with its body as text again (the original stream was consumed). */
+function rebuilt(response: Response, body: string): Response {
+  const headers = new Headers(response.headers);
+  // The body is already decoded; these would describe the wire form.
+  headers.delete('content-encoding');
+  headers.delete('content-length');
+  return new Response(body, { status: response.status, statusText: response.statusText, headers });
+}
+
+/**
+ * `fetch` that absorbs provider faults: 429 (honouring Retry-After), 408/409/5xx, hung requests
+ * (each attempt gets a share of the remaining budget), connection resets and malformed 2xx bodies
+ * are retried with jittered exponential backoff until `budget.deadline`; only a fault that outlasts
+ * the budget throws, as a ProviderFaultError naming it. Other responses (4xx) are returned as they
+ * are. The request body must be replayable (a string or bytes).
+ */
+export async function fetchWithProviderRetries(
+  url: string,
+  init: RequestInit,
+  budget: ProviderBudget,
+  tuning: ProviderRetryTuning = DEFAULT_TUNING,
+): Promise<ProviderResponse> {
+  const faults: FaultRecord[] = [];
+  const giveUp = (why: string) => new ProviderFaultError(url, faults, why);
+  for (let retry = 0; ; retry++) {
+    budget.signal?.throwIfAborted();
+    const slot = budget.limiter ? await budget.limiter.acquire(budget.signal, retry > 0) : null;
+    const remaining = budget.deadline - tuning.now();
+    if (remaining <= 0) {
+      slot?.release('fault');
+      if (faults.length === 0) faults.push({ fault: 'timeout', status: null, detail: 'the budget ran out before the first attempt' });
+      throw giveUp('and the time budget ran out');
+    }
+    // A share of what is left, so a hang leaves time to retry; never less than a normal answer takes here.
+    const timeoutMs = Math.min(remaining, Math.max(tuning.minAttemptMs, remaining * tuning.attemptShare, budget.limiter?.patienceMs ?? 0));
+    const started = tuning.now();
+
+    let waitMs: number | null = null;
+    try {
+      const { response, body } = await attempt(url, init, timeoutMs, budget.signal);
+      const statusFault = faultOfStatus(response.status);
+      if (statusFault) {
+        waitMs = retryAfterMs(response.headers, tuning.now());
+        slot?.release(statusFault === 'rate_limited' || waitMs !== null ? 'rate_limited' : 'fault');
+        faults.push({ fault: statusFault, status: response.status, detail: cutAtToken(body, 200).replace(/\s+/g, ' ') || response.statusText });
+      } else if (response.ok && budget.acceptBody && !budget.acceptBody(body)) {
+        slot?.release('fault');
+        faults.push({ fault: 'malformed_body', status: response.status, detail: `unreadable body (${body.length} bytes)` });
+      } else {
+        if (response.ok) budget.limiter?.observe(tuning.now() - started);
+        slot?.release(response.ok ? 'ok' : 'fault');
+        return { response: rebuilt(response, body), body, faults };
+      }
+    } catch (error) {
+      slot?.release('fault');
+      if (budget.signal?.aborted) throw budget.signal.reason;
+      faults.push({ status: null, ...connectionFault(error) });
+    }
+
+    const left = budget.deadline - tuning.now();
+    if (left < MIN_LAST_ATTEMPT_MS) throw giveUp('and the time budget ran out');
+    // A Retry-After is honoured, with a little jitter so the callers it sent away do not return at
+    // once; a backoff of our own shrinks to leave room for one more attempt.
+    const delay =
+      waitMs === null
+        ? Math.min(left / 2, Math.max(MIN_BACKOFF_MS, tuning.random() * Math.min(tuning.backoffCapMs, tuning.backoffBaseMs * 2 ** retry)))
+        : waitMs + tuning.random() * Math.min(1000, waitMs * 0.1);
+    if (delay >= left) throw giveUp(`and its Retry-After (${Math.round(waitMs ?? delay)} ms) outlasts the time budget`);
+    const wait = sleep(delay, budget.signal);
+    await (budget.park ? budget.park(wait) : wait);
+  }
+}

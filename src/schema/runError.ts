@@ -1,0 +1,59 @@
+import { z } from 'zod';
+
+/**
+ * Every code a run can fail with, as a trial error (data in the report) or as a thrown error (which
+ * the CLI maps to an exit code). One vocabulary, like error types and failure reasons.
+ */
+export const RUN_ERROR_CODES = [
+  // A trial's own fault: recorded as that trial's error, never the run's end.
+  'TASK_TIMEOUT',
+  'INTERRUPTED',
+  'ADAPTER_CRASH',
+  'PROVIDER_ERROR',
+  'CASSETTE_MISS',
+  'TRACE_INVALID',
+  'NO_TRACE',
+  /** An external agent's trace records an error of its own (its code is kept in the message). */
+  'AGENT_ERROR',
+  // Bad input: the run does not start (exit 2).
+  'BAD_INPUT',
+  'SUITE_INVALID',
+  'FILE_INVALID',
+  'CASSETTE_INVALID',
+  'ADAPTER_CONFIG',
+  // The run could not go on (exit 3).
+  'COULD_NOT_RUN',
+] as const;
+export const RunErrorCodeSchema = z.enum(RUN_ERROR_CODES);
+export type RunErrorCode = z.infer<typeof RunErrorCodeSchema>;
+
+/** A trial's error as the report stores it. */
+export const RunErrorSchema = z.object({ code: RunErrorCodeSchema, message: z.string() });
+export type RunError = z.infer<typeof RunErrorSchema>;
+
+/** A trace's error (any code an agent chose) as a run error: known codes kept, others named in the message. */
+export function asRunError(error: { code: string; message: string }): RunError {
+  const known = RunErrorCodeSchema.safeParse(error.code);
+  return known.success ? { code: known.data, message: error.message } : { code: 'AGENT_ERROR', message: `${error.code}: ${error.message}` };
+}
+
+/** Codes that mean the user gave bad input: exit code 2. */
+export const BAD_INPUT_CODES: ReadonlySet<RunErrorCode> = new Set([
+  'BAD_INPUT',
+  'SUITE_INVALID',
+  'FILE_INVALID',
+  'CASSETTE_INVALID',
+  'ADAPTER_CONFIG',
+]);
+
+/** The one base of tracegate's errors: a stable `code` that the CLI and the report read. */
+export class TracegateError extends Error {
+  constructor(
+    readonly code: RunErrorCode,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = new.target.name;
+  }
+}
