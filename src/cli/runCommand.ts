@@ -10,7 +10,8 @@ import type { Task } from '../schema/task.js';
 import { loadSuites, type LoadedSuite } from '../suite/loadSuite.js';
 import { executeRun } from '../runner/executeRun.js';
 import { CliError, EXIT } from './exitCodes.js';
-import { addGateOptions, finishReport, type GateFlags } from './finishReport.js';
+import { addGateOptions, finishReport, loadGateInputs, type GateFlags } from './finishReport.js';
+import { ensureWritableDir } from './outputDir.js';
 import { positiveInt } from './parsers.js';
 import { loadVariant, type LoadedVariant } from './variantOption.js';
 
@@ -146,7 +147,7 @@ function suiteDefaults(suites: LoadedSuite[]): PreparedRun['suiteDefaults'] {
   return { cassettes: pick('cassettes'), policy: pick('policy') };
 }
 
-function buildAdapter(flags: RunFlags, variant: LoadedVariant | null, prepared: PreparedRun): Adapter {
+export function buildAdapter(flags: RunFlags, variant: LoadedVariant | null, prepared: PreparedRun): Adapter {
   const { redactor } = prepared;
   const { provider, model, cassettes } = providerOf(flags, variant, prepared);
   return createHarnessAdapter({
@@ -167,8 +168,13 @@ function buildAdapter(flags: RunFlags, variant: LoadedVariant | null, prepared: 
 }
 
 /** Runs the prepared tasks into `outDir`. Ctrl-C stops new trials and keeps the finished ones. */
-export async function runInto(prepared: PreparedRun, flags: RunFlags, variant: LoadedVariant | null, outDir: string): Promise<RunReport> {
-  const adapter = buildAdapter(flags, variant, prepared);
+export async function runInto(
+  prepared: PreparedRun,
+  flags: RunFlags,
+  variant: LoadedVariant | null,
+  outDir: string,
+  adapter: Adapter = buildAdapter(flags, variant, prepared),
+): Promise<RunReport> {
   const controller = new AbortController();
   const onSignal = () => {
     if (controller.signal.aborted) process.exit(EXIT.COULD_NOT_RUN);
@@ -225,11 +231,15 @@ Exit codes: 0 gate passed, 1 gate failed, 2 bad input or usage, 3 could not run.
   );
   command.action(async (suites: string[], flags: RunFlags) => {
     await handle(async () => {
+      // Every input is loaded and checked before the first trial: a bad gate or baseline costs nothing.
       const prepared = prepareRun(suites, flags);
       const variant = flags.variant ? loadVariant(flags.variant) : null;
+      const gateInputs = loadGateInputs(flags);
+      const adapter = buildAdapter(flags, variant, prepared);
       const outDir = path.resolve(flags.out);
-      const report = await runInto(prepared, flags, variant, outDir);
-      return finishReport(report, outDir, flags, prepared.redactor);
+      ensureWritableDir(outDir);
+      const report = await runInto(prepared, flags, variant, outDir, adapter);
+      return finishReport(report, outDir, flags, gateInputs, prepared.redactor);
     });
   });
 }

@@ -1,4 +1,4 @@
-import { writeFile } from 'node:fs/promises';
+import { writeFileAtomic } from '../schema/atomicWrite.js';
 import path from 'node:path';
 import type { Reporter } from './types.js';
 
@@ -6,7 +6,7 @@ export const jsonReporter: Reporter = {
   name: 'json',
   async write(report, outDir) {
     const file = path.join(outDir, 'report.json');
-    await writeFile(file, JSON.stringify(report, null, 2) + '\n');
+    await writeFileAtomic(file, JSON.stringify(report, null, 2) + '\n', { durable: true });
     return file;
   },
 };

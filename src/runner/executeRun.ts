@@ -1,16 +1,18 @@
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import type { Adapter } from '../adapters/types.js';
 import { orchestrate, type TrialOutcome } from '../orchestrator/orchestrate.js';
 import { buildReport, taskResult } from '../report/buildReport.js';
 import { judgeTrial } from '../report/judge.js';
+import { removeOrphanedTempFiles, writeFileAtomicSync } from '../schema/atomicWrite.js';
+import { isAlive } from '../orchestrator/workspaces.js';
 import type { Redactor } from '../schema/redact.js';
 import type { RunInfo, RunReport, Trial } from '../schema/report.js';
 import type { Task } from '../schema/task.js';
 import type { LoadedSuite } from '../suite/loadSuite.js';
 import { TRACEGATE_VERSION } from '../version.js';
-import { appendJournal, readJournal } from './journal.js';
+import { appendJournal, readJournal, repairJournal } from './journal.js';
 
 export interface ExecuteOptions {
   suites: LoadedSuite[];
@@ -43,11 +45,14 @@ export async function executeRun(options: ExecuteOptions): Promise<RunReport> {
   const { outDir, redactor } = options;
   const journalFile = path.join(outDir, JOURNAL_FILE);
   mkdirSync(outDir, { recursive: true });
-  if (!options.resume) {
+  if (options.resume) repairJournal(journalFile);
+  else {
     rmSync(path.join(outDir, TRACES_DIR), { recursive: true, force: true });
     rmSync(journalFile, { force: true });
   }
   mkdirSync(path.join(outDir, TRACES_DIR), { recursive: true });
+  // Half-written files of a run killed with -9 (the real files beside them are intact).
+  for (const dir of [outDir, path.join(outDir, TRACES_DIR)]) removeOrphanedTempFiles(dir, isAlive);
 
   const done = options.resume ? readJournal(journalFile) : new Map();
   const trials = new Map<string, Trial[]>();
@@ -68,7 +73,7 @@ export async function executeRun(options: ExecuteOptions): Promise<RunReport> {
     let traceFile: string | null = null;
     if (outcome.trace) {
       traceFile = traceFileName(outcome.task.id, outcome.epoch);
-      writeFileSync(path.join(outDir, traceFile), JSON.stringify(redactor.deep(outcome.trace), null, 1) + '\n');
+      writeFileAtomicSync(path.join(outDir, traceFile), JSON.stringify(redactor.deep(outcome.trace), null, 1) + '\n');
     }
     const trial = redactor.deep(
       judgeTrial(outcome.task, outcome.epoch, outcome.trace, outcome.error, outcome.durationMs, traceFile),
@@ -106,6 +111,7 @@ export async function executeRun(options: ExecuteOptions): Promise<RunReport> {
     concurrency: options.concurrency,
     shard: options.shard,
     interrupted: options.signal.aborted,
+    trials_planned: total,
   };
   const rows = options.tasks.filter((t) => trials.get(t.id)!.length > 0).map((t) => taskResult(t, trials.get(t.id)!));
   // Traces and trials are redacted as they are written; the report is redacted where it is written.

@@ -115,6 +115,10 @@ export const RunInfoSchema = z.object({
   concurrency: z.number().int().positive(),
   shard: z.object({ index: z.number().int(), total: z.number().int() }).nullable(),
   interrupted: z.boolean(),
+  /** Trials the run set out to do (tasks × epochs); fewer in `summary.trials` means a partial run. */
+  trials_planned: z.number().int().nonnegative().optional(),
+  /** Set by `merge`: the shard outputs this report joins. */
+  merged_from: z.array(z.string()).optional(),
 });
 export type RunInfo = z.infer<typeof RunInfoSchema>;
 
