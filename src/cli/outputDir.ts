@@ -11,7 +11,6 @@ export function ensureWritableDir(dir: string, flag = '--out'): void {
     writeFileAtomicSync(probe, '');
   } catch (error) {
     throw new CliError(`${flag} ${dir}: cannot write there (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`, EXIT.BAD_INPUT);
-  } finally {
-    rmSync(probe, { force: true });
   }
+  rmSync(probe, { force: true });
 }
