@@ -3,7 +3,7 @@ import path from 'node:path';
 import { Option, type Command } from 'commander';
 import type { Adapter } from '../adapters/types.js';
 import { createHarnessAdapter } from '../adapters/harnessAdapter.js';
-import { parseShard, selectShard } from '../orchestrator/shard.js';
+import { parseShard, selectShard, shardFromEnv } from '../orchestrator/shard.js';
 import { createRedactor, type Redactor } from '../schema/redact.js';
 import type { RunReport } from '../schema/report.js';
 import type { Task } from '../schema/task.js';
@@ -53,7 +53,9 @@ export function addRunOptions(command: Command, { variant }: { variant: boolean 
     .option('--epochs <k>', 'run every task K times (pass@k, pass^k, flaky tasks)', positiveInt, 1)
     .option('--timeout <ms>', 'per-task time limit in milliseconds; a task over it is errored', positiveInt, 300_000)
     .option('--max-steps <n>', 'step limit for tasks that set none (default 10)', positiveInt)
-    .option('--shard <i/n>', 'run only shard i of n (1-based), to split a suite across CI jobs')
+    .addOption(
+      new Option('--shard <i/n>', 'run only shard i of n (1-based), to split a suite across CI jobs; "auto" reads GitLab, Buildkite or CircleCI variables; join the outputs with `tracegate merge`').env('TRACEGATE_SHARD'),
+    )
     .option('--resume', 'keep the finished trials in --out and run only what is missing', false)
     .option('--tag <tag...>', 'run only tasks with one of these tags')
     .option('--grep <regex>', 'run only tasks whose id matches')
@@ -77,7 +79,8 @@ function selectTasks(flags: RunFlags, tasks: Task[]) {
   let shard: { index: number; total: number } | null = null;
   if (flags.shard) {
     try {
-      shard = parseShard(flags.shard);
+      const parsed = flags.shard === 'auto' ? shardFromEnv(process.env) : parseShard(flags.shard);
+      shard = { index: parsed.index, total: parsed.total };
     } catch (error) {
       throw new CliError((error as Error).message, EXIT.BAD_INPUT);
     }

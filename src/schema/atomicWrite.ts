@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { closeSync, fsyncSync, openSync, readdirSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, copyFileSync, fsyncSync, openSync, readdirSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { open, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 
@@ -91,5 +91,17 @@ function readdirSafe(dir: string): string[] {
     return readdirSync(dir);
   } catch {
     return [];
+  }
+}
+
+/** Copies a file under the same guarantee as a write: the target is the old file or the whole new one. */
+export function copyFileAtomicSync(from: string, to: string): void {
+  const temp = tempPathFor(to);
+  try {
+    copyFileSync(from, temp);
+    renameSync(temp, to);
+  } catch (error) {
+    rmSync(temp, { force: true });
+    throw error;
   }
 }
