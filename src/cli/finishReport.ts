@@ -14,7 +14,8 @@ import { summaryMarkdownReporter } from '../reporters/summaryMarkdown.js';
 import type { Redactor } from '../schema/redact.js';
 import { GateRulesSchema, type GateRules } from '../schema/gate.js';
 import { readJsonFile } from '../schema/jsonFile.js';
-import { RunReportSchema, type RunReport } from '../schema/report.js';
+import type { RunReport } from '../schema/report.js';
+import { finalizeReport } from '../report/finalizeReport.js';
 import { EXIT } from './exitCodes.js';
 import { nonNegativeInt, probability, rate } from './parsers.js';
 
@@ -102,7 +103,7 @@ export async function finishReport(report: RunReport, outDir: string, flags: Pic
     diffed.diff = diffReports(report, baseline.report, path.relative(process.cwd(), baseline.file) || baseline.file, rules.alpha ?? 0.05, baseline.traceDir);
   }
   const gate = evaluateGate(diffed, rules, source);
-  const finished = redactor.deep(RunReportSchema.parse({ ...diffed, gate }));
+  const finished = finalizeReport({ ...diffed, gate }, redactor);
 
   const reporters = [jsonReporter, junitReporter, summaryMarkdownReporter, ...(flags.html ? [htmlReporter] : [])];
   const { written, failures } = await runReporters(reporters, finished, outDir);

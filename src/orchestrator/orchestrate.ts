@@ -1,5 +1,4 @@
 import { rm } from 'node:fs/promises';
-import pLimit from 'p-limit';
 import type { Adapter } from '../adapters/types.js';
 import type { Task } from '../schema/task.js';
 import type { Trace } from '../schema/trace.js';
@@ -65,23 +64,24 @@ async function runTrial(adapter: Adapter, task: Task, epoch: number, options: Or
 export async function orchestrate(adapter: Adapter, tasks: Task[], options: OrchestrateOptions): Promise<void> {
   await cleanOrphanedWorkspaces();
   const runDir = await createRunDir();
-  const limit = pLimit(options.concurrency);
-  const jobs: Array<Promise<void>> = [];
-  for (let epoch = 0; epoch < options.epochs; epoch++) {
-    for (const task of tasks) {
-      if (options.skip?.(task, epoch)) continue;
-      jobs.push(
-        limit(async () => {
-          if (options.signal.aborted) return;
-          const outcome = await runTrial(adapter, task, epoch, options, runDir);
-          if (outcome.error?.code === 'INTERRUPTED') return;
-          await options.onTrial(outcome);
-        }),
-      );
+  // A fixed pool of workers pulling from one lazy queue: nothing is allocated per waiting trial,
+  // so 100k tasks cost no more memory up front than 10.
+  function* queue(): Generator<[Task, number]> {
+    for (let epoch = 0; epoch < options.epochs; epoch++) {
+      for (const task of tasks) if (!options.skip?.(task, epoch)) yield [task, epoch];
     }
   }
+  const pending = queue();
+  const worker = async () => {
+    for (const [task, epoch] of pending) {
+      if (options.signal.aborted) return;
+      const outcome = await runTrial(adapter, task, epoch, options, runDir);
+      if (outcome.error?.code === 'INTERRUPTED') return;
+      await options.onTrial(outcome);
+    }
+  };
   try {
-    await Promise.all(jobs);
+    await Promise.all(Array.from({ length: options.concurrency }, worker));
   } finally {
     await rm(runDir, { recursive: true, force: true }).catch(() => undefined);
   }

@@ -60,19 +60,18 @@ export const junitReporter: Reporter = {
     ]
       .map(([k, v]) => `<property name="${k}" value="${xmlEscape(v!)}"/>`)
       .join('');
-    const xml = [
-      '<?xml version="1.0" encoding="UTF-8"?>',
-      `<testsuites name="tracegate" tests="${tests}" failures="${failures}" errors="${errors}" time="${(report.run.duration_ms / 1000).toFixed(3)}">`,
-      `  <testsuite name="${xmlEscape(suite)}" tests="${tests}" failures="${failures}" errors="${errors}" skipped="0" time="${(s.duration_ms.total / 1000).toFixed(3)}" timestamp="${report.run.started_at}">`,
-      `    <properties>${runProperties}</properties>`,
-      ...incomplete,
-      ...report.tasks.map((t) => testcase(t, suite)),
-      '  </testsuite>',
-      '</testsuites>',
-      '',
-    ].join('\n');
+    // Written testcase by testcase: a 100k-task suite is never one string.
+    function* xml() {
+      yield '<?xml version="1.0" encoding="UTF-8"?>\n';
+      yield `<testsuites name="tracegate" tests="${tests}" failures="${failures}" errors="${errors}" time="${(report.run.duration_ms / 1000).toFixed(3)}">\n`;
+      yield `  <testsuite name="${xmlEscape(suite)}" tests="${tests}" failures="${failures}" errors="${errors}" skipped="0" time="${(s.duration_ms.total / 1000).toFixed(3)}" timestamp="${report.run.started_at}">\n`;
+      yield `    <properties>${runProperties}</properties>\n`;
+      for (const line of incomplete) yield line + '\n';
+      for (const task of report.tasks) yield testcase(task, suite) + '\n';
+      yield '  </testsuite>\n</testsuites>\n';
+    }
     const file = path.join(outDir, 'junit.xml');
-    await writeFileAtomic(file, xml, { durable: true });
+    await writeFileAtomic(file, xml(), { durable: true });
     return file;
   },
 };

@@ -67,12 +67,12 @@ export function* fileLines(file: string): Generator<string> {
 }
 
 /** Every entry that parses, in file order; a torn line (a write cut short) is skipped, never fatal. */
-export function* journalEntries(file: string): Generator<JournalEntry> {
+export function* journalEntries(file: string, reviver?: (key: string, value: unknown) => unknown): Generator<JournalEntry> {
   if (!existsSync(file)) return;
   for (const line of fileLines(file)) {
     if (!line.trim()) continue;
     try {
-      const raw = JSON.parse(line) as JournalEntry;
+      const raw = JSON.parse(line, reviver) as JournalEntry;
       yield { task_id: String(raw.task_id), fingerprint: String(raw.fingerprint), trial: TrialSchema.parse(raw.trial) };
     } catch {
       // a partial line from an interrupted write
