@@ -1,4 +1,5 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
+import { writeFileAtomicSync } from '../../src/schema/atomicWrite.js';
 import type { Cassette } from '../../src/schema/cassette.js';
 import { CASSETTE_SCHEMA_VERSION } from '../../src/schema/cassette.js';
 import type { Redactor } from '../../src/schema/redact.js';
@@ -45,7 +46,7 @@ export class RecordingModel implements Model {
       });
     }
     // Written after every call, so an interrupted recording keeps what it has.
-    writeFileSync(cassettePath(this.dir, ctx.taskId), JSON.stringify(this.redactor.deep(cassette), null, 2) + '\n');
+    writeFileAtomicSync(cassettePath(this.dir, ctx.taskId), JSON.stringify(this.redactor.deep(cassette), null, 2) + '\n');
     return reply;
   }
 }

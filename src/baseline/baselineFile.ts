@@ -1,4 +1,5 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
+import { writeFileAtomicSync } from '../schema/atomicWrite.js';
 import path from 'node:path';
 import { JsonFileError, readJson, zodProblem } from '../schema/jsonFile.js';
 import { REPORT_SCHEMA_VERSION, RunReportSchema, type RunReport } from '../schema/report.js';
@@ -28,5 +29,5 @@ export function toBaseline(report: RunReport): RunReport {
 
 export function saveBaseline(report: RunReport, file: string): void {
   mkdirSync(path.dirname(file), { recursive: true });
-  writeFileSync(file, JSON.stringify(RunReportSchema.parse(toBaseline(report)), null, 2) + '\n');
+  writeFileAtomicSync(file, JSON.stringify(RunReportSchema.parse(toBaseline(report)), null, 2) + '\n', { durable: true });
 }

@@ -124,7 +124,8 @@ export function diffReports(
     metric('paired_pass_rate', mean(paired.map((p) => p.base.pass_fraction!)), mean(paired.map((p) => p.cur.pass_fraction!)), 'higher', 'over tasks judged in both runs'),
     metric('error_rate', baseline.summary.error_rate, current.summary.error_rate, 'lower'),
     metric('steps_mean', mean(bothPass.map((p) => p.base.steps)), mean(bothPass.map((p) => p.cur.steps)), 'lower', 'on tasks that pass in both'),
-    metric('steps_max', bothPass.length ? Math.max(...bothPass.map((p) => p.base.steps)) : null, bothPass.length ? Math.max(...bothPass.map((p) => p.cur.steps)) : null, 'lower', 'on tasks that pass in both'),
+    // A reduce, not Math.max(...list): a spread of 100k+ values overflows the call stack.
+    metric('steps_max', bothPass.length ? bothPass.reduce((m, p) => Math.max(m, p.base.steps), -Infinity) : null, bothPass.length ? bothPass.reduce((m, p) => Math.max(m, p.cur.steps), -Infinity) : null, 'lower', 'on tasks that pass in both'),
     metric('tool_error_rate', baseline.summary.tool_error_rate, current.summary.tool_error_rate, 'lower'),
     metric('recovery_rate', baseline.summary.recovery_rate, current.summary.recovery_rate, 'higher', 'recoverable tool errors that still ended in a pass'),
     metric('tokens_per_trial', ratio(baseline.summary.tokens.total, baseline.summary.trials), ratio(current.summary.tokens.total, current.summary.trials), 'lower'),

@@ -1,18 +1,18 @@
-import { mkdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { readReport, saveBaseline } from '../baseline/baselineFile.js';
-import { writeFile } from 'node:fs/promises';
 import { renderHtml } from '../reporters/html/renderHtml.js';
 import { jsonReporter } from '../reporters/jsonReporter.js';
 import { traceStory } from '../reporters/traceStory.js';
+import { writeFileAtomic } from '../schema/atomicWrite.js';
 import { readJsonFile } from '../schema/jsonFile.js';
 import { createRedactor } from '../schema/redact.js';
 import { TraceSchema } from '../schema/trace.js';
 import { loadSuites } from '../suite/loadSuite.js';
 import { CliError, EXIT } from './exitCodes.js';
-import { addGateOptions, finishReport, type GateFlags } from './finishReport.js';
-import { addRunOptions, prepareRun, runInto, type RunFlags } from './runCommand.js';
+import { addGateOptions, finishReport, loadGateInputs, type GateFlags } from './finishReport.js';
+import { ensureWritableDir } from './outputDir.js';
+import { addRunOptions, buildAdapter, prepareRun, runInto, type RunFlags } from './runCommand.js';
 import { loadVariant } from './variantOption.js';
 
 type Handle = (work: () => Promise<number>) => Promise<void>;
@@ -60,9 +60,10 @@ export function registerDiff(program: Command, handle: Handle): void {
     handle(async () => {
       const baselineFile = diffBaseline(positional, flags.baseline);
       const report = readReport(reportFile);
+      const gateInputs = loadGateInputs({ ...flags, baseline: baselineFile });
       const outDir = path.resolve(flags.out ?? path.dirname(reportFile));
-      ensureOutDir(outDir);
-      return finishReport(report, outDir, { ...flags, baseline: baselineFile }, createRedactor());
+      ensureWritableDir(outDir);
+      return finishReport(report, outDir, flags, gateInputs, createRedactor());
     }),
   );
 }
@@ -75,16 +76,6 @@ export function diffBaseline(positional: string | undefined, flag: string | unde
   const file = positional ?? flag;
   if (!file) throw new CliError('diff needs a baseline: tracegate diff REPORT BASELINE (or --baseline BASELINE)', EXIT.BAD_INPUT);
   return file;
-}
-
-/** The output folder exists (created if missing) and is a folder, before anything is written. */
-function ensureOutDir(outDir: string): void {
-  try {
-    mkdirSync(outDir, { recursive: true });
-    if (!statSync(outDir).isDirectory()) throw new Error('not a folder');
-  } catch (error) {
-    throw new CliError(`--out ${outDir}: cannot write there (${(error as Error).message})`, EXIT.BAD_INPUT);
-  }
 }
 
 export function registerBaseline(program: Command, handle: Handle): void {
@@ -118,7 +109,7 @@ export function registerReport(program: Command, handle: Handle): void {
         const report = readReport(reportFile);
         const target = path.resolve(flags.out ?? path.join(path.dirname(reportFile), 'report.html'));
         // Trace paths in a report are relative to its own folder, wherever the page is written.
-        await writeFile(target, await renderHtml(report, { traceRoot: path.dirname(path.resolve(reportFile)) }));
+        await writeFileAtomic(target, await renderHtml(report, { traceRoot: path.dirname(path.resolve(reportFile)) }), { durable: true });
         process.stdout.write(`wrote ${path.relative(process.cwd(), target)}\n`);
         return EXIT.PASS;
       }),
@@ -141,18 +132,21 @@ export function registerCompare(program: Command, handle: Handle): void {
       const prepared = prepareRun(suites, flags);
       const variantA = loadVariant(flags.a);
       const variantB = loadVariant(flags.b);
+      const gateInputs = loadGateInputs(flags, { baselineFromRun: true });
+      const adapterA = buildAdapter(flags, variantA, prepared);
+      const adapterB = buildAdapter(flags, variantB, prepared);
       const outDir = path.resolve(flags.out);
       const aDir = path.join(outDir, 'a');
+      ensureWritableDir(aDir);
       process.stderr.write(`variant A (${variantA.name}) → ${path.relative(process.cwd(), aDir)}\n`);
-      const reportA = await runInto(prepared, flags, variantA, aDir);
+      const reportA = await runInto(prepared, flags, variantA, aDir, adapterA);
       await jsonReporter.write(prepared.redactor.deep(reportA), aDir);
       process.stderr.write(`variant B (${variantB.name}) → ${path.relative(process.cwd(), outDir)}\n`);
-      const reportB = await runInto(prepared, flags, variantB, outDir);
-      return finishReport(reportB, outDir, flags, prepared.redactor, {
-        report: reportA,
-        file: path.join(aDir, 'report.json'),
-        traceDir: 'a',
-      });
+      const reportB = await runInto(prepared, flags, variantB, outDir, adapterB);
+      return finishReport(reportB, outDir, flags, {
+        ...gateInputs,
+        baseline: { report: reportA, file: path.join(aDir, 'report.json'), traceDir: 'a' },
+      }, prepared.redactor);
     }),
   );
 }

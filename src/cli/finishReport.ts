@@ -9,11 +9,13 @@ import { junitReporter } from '../reporters/junitReporter.js';
 import { runReporters } from '../reporters/runAll.js';
 import { formatDiff, formatGate } from '../reporters/terminalDiff.js';
 import { formatTerminal } from '../reporters/terminal.js';
+import { completeness } from '../report/completeness.js';
 import { summaryMarkdownReporter } from '../reporters/summaryMarkdown.js';
 import type { Redactor } from '../schema/redact.js';
 import { GateRulesSchema, type GateRules } from '../schema/gate.js';
 import { readJsonFile } from '../schema/jsonFile.js';
-import { RunReportSchema, type RunReport } from '../schema/report.js';
+import type { RunReport } from '../schema/report.js';
+import { finalizeReport } from '../report/finalizeReport.js';
 import { EXIT } from './exitCodes.js';
 import { nonNegativeInt, probability, rate } from './parsers.js';
 
@@ -66,10 +68,6 @@ function resolveRules(flags: GateFlags, hasBaseline: boolean): { rules: GateRule
   return { rules: given, source };
 }
 
-/**
- * The common end of run, diff and compare: attach the diff and gate, write every artifact (one
- * broken reporter does not stop the others), print the summary, and return the exit code.
- */
 export interface BaselineInput {
   report: RunReport;
   file: string;
@@ -77,15 +75,35 @@ export interface BaselineInput {
   traceDir: string | null;
 }
 
-export async function finishReport(report: RunReport, outDir: string, flags: GateFlags, redactor: Redactor, baselineInput?: BaselineInput): Promise<number> {
-  const baseline = baselineInput ?? (flags.baseline ? { report: readReport(flags.baseline), file: flags.baseline, traceDir: null } : undefined);
-  const { rules, source } = resolveRules(flags, baseline !== undefined);
+/** Everything the end of a run needs, loaded and validated before the first trial is paid for. */
+export interface GateInputs {
+  rules: GateRules;
+  source: string;
+  baseline: BaselineInput | null;
+}
+
+/**
+ * Reads the gate file and the baseline now, so a typo in either is exit 2 before any work.
+ * `baselineFromRun`: compare's baseline is variant A, which only exists after it ran.
+ */
+export function loadGateInputs(flags: GateFlags, options: { baselineFromRun?: boolean } = {}): GateInputs {
+  const baseline = flags.baseline && !options.baselineFromRun ? { report: readReport(flags.baseline), file: flags.baseline, traceDir: null } : null;
+  const { rules, source } = resolveRules(flags, baseline !== null || options.baselineFromRun === true);
+  return { rules, source, baseline };
+}
+
+/**
+ * The common end of run, diff, compare and merge: attach the diff and gate, write every artifact
+ * (one broken reporter does not stop the others), print the summary, and return the exit code.
+ */
+export async function finishReport(report: RunReport, outDir: string, flags: Pick<GateFlags, 'html'>, inputs: GateInputs, redactor: Redactor): Promise<number> {
+  const { rules, source, baseline } = inputs;
   const diffed: RunReport = { ...report };
   if (baseline) {
     diffed.diff = diffReports(report, baseline.report, path.relative(process.cwd(), baseline.file) || baseline.file, rules.alpha ?? 0.05, baseline.traceDir);
   }
   const gate = evaluateGate(diffed, rules, source);
-  const finished = redactor.deep(RunReportSchema.parse({ ...diffed, gate }));
+  const finished = finalizeReport({ ...diffed, gate }, redactor);
 
   const reporters = [jsonReporter, junitReporter, summaryMarkdownReporter, ...(flags.html ? [htmlReporter] : [])];
   const { written, failures } = await runReporters(reporters, finished, outDir);
@@ -98,7 +116,7 @@ export async function finishReport(report: RunReport, outDir: string, flags: Gat
   for (const failure of failures) process.stderr.write(`reporter failed: ${failure}\n`);
 
   const judged = finished.summary.passed + finished.summary.failed;
-  if (finished.run.interrupted || judged === 0) {
+  if (!completeness(finished).complete || judged === 0) {
     process.stderr.write(judged === 0 ? 'no trial could be judged: every one errored (see the errors above)\n' : '');
     return EXIT.COULD_NOT_RUN;
   }

@@ -3,6 +3,7 @@ import { TRACEGATE_VERSION } from '../version.js';
 import { registerBaseline, registerCompare, registerDiff, registerReplay, registerReport, registerValidate } from './commands.js';
 import { toExit } from './errors.js';
 import { EXIT } from './exitCodes.js';
+import { registerMerge } from './mergeCommand.js';
 import { registerRun } from './runCommand.js';
 
 /** Builds the CLI and runs it; resolves to the process exit code (0 pass, 1 gate, 2 input, 3 could not run). */
@@ -31,6 +32,7 @@ export async function main(argv: string[]): Promise<number> {
   registerBaseline(program, handle);
   registerCompare(program, handle);
   registerReport(program, handle);
+  registerMerge(program, handle);
 
   try {
     await program.parseAsync(argv);

@@ -5,7 +5,7 @@ import { SANDBOX_REQUESTS, type SandboxRequest } from '../../harness/index.js';
 import type { Adapter } from '../adapters/types.js';
 import type { McpServerSpec } from '../schema/mcpServer.js';
 import { createHarnessAdapter } from '../adapters/harnessAdapter.js';
-import { parseShard, selectShard } from '../orchestrator/shard.js';
+import { parseShard, selectShard, shardFromEnv } from '../orchestrator/shard.js';
 import { createRedactor, type Redactor } from '../schema/redact.js';
 import type { RunReport } from '../schema/report.js';
 import { safeRegex, type SafeRegex } from '../schema/safeRegex.js';
@@ -13,7 +13,8 @@ import { MAX_TIMEOUT_MS, type Task } from '../schema/task.js';
 import { loadSuites, type LoadedSuite } from '../suite/loadSuite.js';
 import { executeRun } from '../runner/executeRun.js';
 import { CliError, EXIT } from './exitCodes.js';
-import { addGateOptions, finishReport, type GateFlags } from './finishReport.js';
+import { addGateOptions, finishReport, loadGateInputs, type GateFlags } from './finishReport.js';
+import { ensureWritableDir } from './outputDir.js';
 import { epochsOption, positiveInt, timeoutMs } from './parsers.js';
 import { checkEpochsFlags, epochCount, runEpochsAuto } from './epochsAuto.js';
 import { loadVariant, type LoadedVariant } from './variantOption.js';
@@ -66,7 +67,9 @@ export function addRunOptions(command: Command, { variant }: { variant: boolean 
     .option('--budget-tokens <n>', 'with --epochs auto: stop re-running once the run has used about this many tokens', positiveInt)
     .option('--timeout <ms>', `per-task time limit in milliseconds (1 to ${MAX_TIMEOUT_MS}); a task over it is errored, provider retries stay within it`, timeoutMs, 300_000)
     .option('--max-steps <n>', 'step limit for tasks that set none (default 10)', positiveInt)
-    .option('--shard <i/n>', 'run only shard i of n (1-based), to split a suite across CI jobs')
+    .addOption(
+      new Option('--shard <i/n>', 'run only shard i of n (1-based), to split a suite across CI jobs; "auto" reads GitLab, Buildkite or CircleCI variables; join the outputs with `tracegate merge`').env('TRACEGATE_SHARD'),
+    )
     .option('--resume', 'keep the finished trials in --out and run only what is missing', false)
     .option('--tag <tag...>', 'run only tasks with one of these tags')
     .option('--grep <regex>', 'run only tasks whose id matches')
@@ -90,7 +93,8 @@ function selectTasks(flags: RunFlags, tasks: Task[]) {
   let shard: { index: number; total: number } | null = null;
   if (flags.shard) {
     try {
-      shard = parseShard(flags.shard);
+      const parsed = flags.shard === 'auto' ? shardFromEnv(process.env) : parseShard(flags.shard);
+      shard = { index: parsed.index, total: parsed.total };
     } catch (error) {
       throw new CliError((error as Error).message, EXIT.BAD_INPUT);
     }
@@ -162,7 +166,7 @@ function suiteDefaults(suites: LoadedSuite[]): PreparedRun['suiteDefaults'] {
   return { cassettes: pick('cassettes'), policy: pick('policy'), mcpServers: servers[0] ? (JSON.parse(servers[0]) as McpServerSpec[]) : null };
 }
 
-function buildAdapter(flags: RunFlags, variant: LoadedVariant | null, prepared: PreparedRun): Adapter {
+export function buildAdapter(flags: RunFlags, variant: LoadedVariant | null, prepared: PreparedRun): Adapter {
   const { redactor } = prepared;
   const { provider, model, cassettes } = providerOf(flags, variant, prepared);
   return createHarnessAdapter({
@@ -185,8 +189,13 @@ function buildAdapter(flags: RunFlags, variant: LoadedVariant | null, prepared: 
 }
 
 /** Runs the prepared tasks into `outDir`. Ctrl-C stops new trials and keeps the finished ones. */
-export async function runInto(prepared: PreparedRun, flags: RunFlags, variant: LoadedVariant | null, outDir: string): Promise<RunReport> {
-  const adapter = buildAdapter(flags, variant, prepared);
+export async function runInto(
+  prepared: PreparedRun,
+  flags: RunFlags,
+  variant: LoadedVariant | null,
+  outDir: string,
+  adapter: Adapter = buildAdapter(flags, variant, prepared),
+): Promise<RunReport> {
   const controller = new AbortController();
   const onSignal = () => {
     if (controller.signal.aborted) process.exit(EXIT.COULD_NOT_RUN);
@@ -246,12 +255,18 @@ Exit codes: 0 gate passed, 1 gate failed, 2 bad input or usage, 3 could not run.
   );
   command.action(async (suites: string[], flags: RunFlags) => {
     await handle(async () => {
+      // Every input is loaded and checked before the first trial: a bad gate or baseline costs nothing.
       const prepared = prepareRun(suites, flags);
-      const variant = flags.variant ? loadVariant(flags.variant) : null;
-      const outDir = path.resolve(flags.out);
       checkEpochsFlags(flags);
-      const report = await runInto(prepared, flags, variant, outDir);
-      return finishReport(report, outDir, flags, prepared.redactor);
+      const variant = flags.variant ? loadVariant(flags.variant) : null;
+      const gateInputs = loadGateInputs(flags);
+      const adapter = buildAdapter(flags, variant, prepared);
+      const outDir = path.resolve(flags.out);
+      ensureWritableDir(outDir);
+      const report = await runInto(prepared, flags, variant, outDir, adapter);
+      // --epochs auto spends alpha over its looks: the diff uses the level left for the last one.
+      const inputs = flags.epochs === 'auto' && flags.alpha !== undefined ? { ...gateInputs, rules: { ...gateInputs.rules, alpha: flags.alpha } } : gateInputs;
+      return finishReport(report, outDir, flags, inputs, prepared.redactor);
     });
   });
 }

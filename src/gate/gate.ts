@@ -1,4 +1,5 @@
 import type { GateResult, GateRuleResult, GateRules } from '../schema/gate.js';
+import { completeness } from '../report/completeness.js';
 import type { RunReport } from '../schema/report.js';
 
 const pct = (v: number | null) => (v === null ? 'n/a' : `${(v * 100).toFixed(1)}%`);
@@ -13,6 +14,10 @@ export function evaluateGate(report: RunReport, rules: GateRules, source: string
   const results: GateRuleResult[] = [];
   const s = report.summary;
   const diff = report.diff;
+  const whole = completeness(report);
+  if (!whole.complete) {
+    results.push({ rule: 'run_complete', passed: false, expected: 'every planned trial ran', actual: whole.notice!.split(';')[0]! });
+  }
   const needsBaseline = (rule: string): GateRuleResult => ({ rule, passed: false, expected: 'a baseline', actual: 'none', detail: `${rule} needs --baseline or compare` });
 
   if (rules.min_pass_rate !== undefined) {

@@ -1,11 +1,10 @@
-import { cp, mkdtemp, realpath, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
+import { rm } from 'node:fs/promises';
 import pLimit from 'p-limit';
 import type { Adapter } from '../adapters/types.js';
 import { TracegateError, type RunErrorCode } from '../schema/runError.js';
 import type { Task } from '../schema/task.js';
 import type { Trace } from '../schema/trace.js';
+import { cleanOrphanedWorkspaces, createRunDir, freshWorkspace } from './workspaces.js';
 
 /** One run of one task in one epoch, as the orchestrator saw it; it never looks inside the trace. */
 export interface TrialOutcome {
@@ -38,12 +37,8 @@ class TaskTimeout extends TracegateError {
 interface TrialShared {
   active: Set<AbortController>;
   park: <T>(wait: Promise<T>) => Promise<T>;
-}
-
-async function freshWorkspace(task: Task): Promise<string> {
-  const dir = await mkdtemp(path.join(tmpdir(), `tracegate-${task.id.slice(0, 40)}-`));
-  if (task.workspace) await cp(task.workspace, dir, { recursive: true, verbatimSymlinks: true });
-  return realpath(dir);
+  /** The run's own temp folder; every trial's workspace is made inside it. */
+  runDir: string;
 }
 
 async function runTrial(adapter: Adapter, task: Task, epoch: number, options: OrchestrateOptions, shared: TrialShared): Promise<TrialOutcome> {
@@ -56,7 +51,7 @@ async function runTrial(adapter: Adapter, task: Task, epoch: number, options: Or
   let timer: NodeJS.Timeout | undefined;
   let workspace: string | null = null;
   try {
-    workspace = await freshWorkspace(task);
+    workspace = await freshWorkspace(shared.runDir, task);
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
         controller.abort(new TaskTimeout(timeoutMs));
@@ -81,6 +76,8 @@ async function runTrial(adapter: Adapter, task: Task, epoch: number, options: Or
  * never the run's end; after an interruption no new trial starts.
  */
 export async function orchestrate(adapter: Adapter, tasks: Task[], options: OrchestrateOptions): Promise<void> {
+  await cleanOrphanedWorkspaces();
+  const runDir = await createRunDir();
   const limit = pLimit(options.concurrency);
   // One listener on the run's signal for every trial (a listener per trial warns above ten).
   const active = new Set<AbortController>();
@@ -88,12 +85,20 @@ export async function orchestrate(adapter: Adapter, tasks: Task[], options: Orch
     for (const controller of active) controller.abort(options.signal.reason);
   };
   options.signal.addEventListener('abort', abortAll, { once: true });
+  // Trials are taken from a lazy queue only as slots free up, so nothing is allocated per waiting
+  // trial: 100k tasks cost no more memory up front than 10.
+  let slotFreed: (() => void) | null = null;
+  const wakeProducer = () => {
+    slotFreed?.();
+    slotFreed = null;
+  };
   // A trial waiting out a provider's Retry-After lends its slot to the next trial; at most -j are lent.
   let parked = 0;
   const park = async <T>(wait: Promise<T>): Promise<T> => {
     if (parked >= options.concurrency) return wait;
     parked++;
     limit.concurrency++;
+    wakeProducer();
     try {
       return await wait;
     } finally {
@@ -101,24 +106,29 @@ export async function orchestrate(adapter: Adapter, tasks: Task[], options: Orch
       limit.concurrency--;
     }
   };
-  const shared: TrialShared = { active, park };
-  const jobs: Array<Promise<void>> = [];
-  for (let epoch = 0; epoch < options.epochs; epoch++) {
-    for (const task of tasks) {
-      if (options.skip?.(task, epoch)) continue;
-      jobs.push(
-        limit(async () => {
+  const shared: TrialShared = { active, park, runDir };
+  const inFlight = new Set<Promise<void>>();
+  try {
+    for (let epoch = 0; epoch < options.epochs; epoch++) {
+      for (const task of tasks) {
+        if (options.skip?.(task, epoch)) continue;
+        while (limit.activeCount + limit.pendingCount >= limit.concurrency) await new Promise<void>((resolve) => (slotFreed = resolve));
+        if (options.signal.aborted) break;
+        const job: Promise<void> = limit(async () => {
           if (options.signal.aborted) return;
           const outcome = await runTrial(adapter, task, epoch, options, shared);
           if (outcome.error?.code === 'INTERRUPTED') return;
           await options.onTrial(outcome);
-        }),
-      );
+        }).finally(() => {
+          inFlight.delete(job);
+          wakeProducer();
+        });
+        inFlight.add(job);
+      }
     }
-  }
-  try {
-    await Promise.all(jobs);
+    await Promise.all(inFlight);
   } finally {
     options.signal.removeEventListener('abort', abortAll);
+    await rm(runDir, { recursive: true, force: true }).catch(() => undefined);
   }
 }

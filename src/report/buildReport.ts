@@ -1,4 +1,5 @@
-import { REPORT_SCHEMA_VERSION, RunReportSchema, type RunInfo, type RunReport, type Summary, type TaskResult, type Trial } from '../schema/report.js';
+import { checkReport } from './finalizeReport.js';
+import { REPORT_SCHEMA_VERSION, type RunInfo, type RunReport, type Summary, type TaskResult, type Trial } from '../schema/report.js';
 import type { Task } from '../schema/task.js';
 import { countBy, distribution, ratio } from './stats.js';
 
@@ -81,5 +82,5 @@ export function summarize(tasks: TaskResult[], epochs: number): Summary {
 export function buildReport(run: RunInfo, tasks: TaskResult[]): RunReport {
   const report: RunReport = { schema_version: REPORT_SCHEMA_VERSION, run, summary: summarize(tasks, run.epochs), tasks };
   // The report validates itself before anyone reads it: a bug here is caught at the source.
-  return RunReportSchema.parse(report);
+  return checkReport(report);
 }

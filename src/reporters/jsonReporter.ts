@@ -1,12 +1,34 @@
-import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import type { RunReport } from '../schema/report.js';
+import { writeFileAtomic } from '../schema/atomicWrite.js';
 import type { Reporter } from './types.js';
+
+const MARKER = '"__tracegate_report_tasks__"';
+
+/**
+ * report.json as a stream of chunks: byte for byte what `JSON.stringify(report, null, 2)` gives,
+ * without ever holding a 100k-task report as one string.
+ */
+export function* reportJsonChunks(report: RunReport): Generator<string> {
+  const frame = JSON.stringify({ ...report, tasks: MARKER.slice(1, -1) }, null, 2);
+  const at = frame.indexOf(MARKER);
+  yield frame.slice(0, at);
+  if (report.tasks.length === 0) yield '[]';
+  else {
+    yield '[\n';
+    for (let i = 0; i < report.tasks.length; i++) {
+      yield '    ' + JSON.stringify(report.tasks[i], null, 2).replace(/\n/g, '\n    ') + (i < report.tasks.length - 1 ? ',\n' : '\n');
+    }
+    yield '  ]';
+  }
+  yield frame.slice(at + MARKER.length) + '\n';
+}
 
 export const jsonReporter: Reporter = {
   name: 'json',
   async write(report, outDir) {
     const file = path.join(outDir, 'report.json');
-    await writeFile(file, JSON.stringify(report, null, 2) + '\n');
+    await writeFileAtomic(file, reportJsonChunks(report), { durable: true });
     return file;
   },
 };

@@ -1,5 +1,6 @@
-import { writeFile } from 'node:fs/promises';
+import { writeFileAtomic } from '../schema/atomicWrite.js';
 import path from 'node:path';
+import { completeness } from '../report/completeness.js';
 import type { TaskResult } from '../schema/report.js';
 import { modelLabel } from './modelLabel.js';
 import type { Reporter } from './types.js';
@@ -39,20 +40,38 @@ export const junitReporter: Reporter = {
   async write(report, outDir) {
     const suite = report.run.suites.map((s) => s.path).join(',');
     const s = report.summary;
-    const failures = report.tasks.filter((t) => t.status === 'failed').length;
+    const whole = completeness(report);
+    // A partial run gets one extra failing testcase, so a CI that only counts failures still sees it.
+    const incomplete = whole.notice
+      ? [`    <testcase classname="tracegate" name="run_complete" time="0"><failure message="${xmlEscape(whole.notice)}" type="${report.run.interrupted ? 'INTERRUPTED' : 'INCOMPLETE'}"/></testcase>`]
+      : [];
+    const tests = report.tasks.length + incomplete.length;
+    const failures = report.tasks.filter((t) => t.status === 'failed').length + incomplete.length;
     const errors = report.tasks.filter((t) => t.status === 'errored').length;
-    const xml = [
-      '<?xml version="1.0" encoding="UTF-8"?>',
-      `<testsuites name="tracegate" tests="${report.tasks.length}" failures="${failures}" errors="${errors}" time="${(report.run.duration_ms / 1000).toFixed(3)}">`,
-      `  <testsuite name="${xmlEscape(suite)}" tests="${report.tasks.length}" failures="${failures}" errors="${errors}" skipped="0" time="${(s.duration_ms.total / 1000).toFixed(3)}" timestamp="${report.run.started_at}">`,
-      `    <properties><property name="model" value="${xmlEscape(modelLabel(report.run.model))}"/><property name="scripted" value="${report.run.scripted}"/><property name="pass_rate" value="${s.pass_rate ?? ''}"/></properties>`,
-      ...report.tasks.map((t) => testcase(t, suite)),
-      '  </testsuite>',
-      '</testsuites>',
-      '',
-    ].join('\n');
+    const runProperties = [
+      ['model', modelLabel(report.run.model)],
+      ['scripted', String(report.run.scripted)],
+      ['pass_rate', String(s.pass_rate ?? '')],
+      ['interrupted', String(report.run.interrupted)],
+      ['complete', String(whole.complete)],
+      ['trials', String(whole.done)],
+      ['trials_planned', String(whole.planned ?? '')],
+      ...(report.run.shard ? [['shard', `${report.run.shard.index}/${report.run.shard.total}`]] : []),
+    ]
+      .map(([k, v]) => `<property name="${k}" value="${xmlEscape(v!)}"/>`)
+      .join('');
+    // Written testcase by testcase: a 100k-task suite is never one string.
+    function* xml() {
+      yield '<?xml version="1.0" encoding="UTF-8"?>\n';
+      yield `<testsuites name="tracegate" tests="${tests}" failures="${failures}" errors="${errors}" time="${(report.run.duration_ms / 1000).toFixed(3)}">\n`;
+      yield `  <testsuite name="${xmlEscape(suite)}" tests="${tests}" failures="${failures}" errors="${errors}" skipped="0" time="${(s.duration_ms.total / 1000).toFixed(3)}" timestamp="${report.run.started_at}">\n`;
+      yield `    <properties>${runProperties}</properties>\n`;
+      for (const line of incomplete) yield line + '\n';
+      for (const task of report.tasks) yield testcase(task, suite) + '\n';
+      yield '  </testsuite>\n</testsuites>\n';
+    }
     const file = path.join(outDir, 'junit.xml');
-    await writeFile(file, xml);
+    await writeFileAtomic(file, xml(), { durable: true });
     return file;
   },
 };

@@ -1,5 +1,6 @@
-import { writeFile } from 'node:fs/promises';
+import { writeFileAtomic } from '../schema/atomicWrite.js';
 import path from 'node:path';
+import { completeness } from '../report/completeness.js';
 import type { RunReport } from '../schema/report.js';
 import { modelLabel } from './modelLabel.js';
 import type { Reporter } from './types.js';
@@ -32,7 +33,9 @@ export function summaryMarkdown(report: RunReport): string {
   const s = report.summary;
   const gate = report.gate;
   const lines: string[] = [];
-  const verdict = gate ? (gate.passed ? '✅ gate passed' : '❌ gate failed') : '';
+  const whole = completeness(report);
+  const verdict = gate ? (gate.passed && whole.complete ? '✅ gate passed' : '❌ gate failed') : '';
+  if (whole.notice) lines.push(`## ⚠️ tracegate ${mdText(whole.notice)}`, '');
   lines.push(`## tracegate: ${pct(s.pass_rate)} pass rate ${verdict ? `— ${verdict}` : ''}`);
   lines.push('');
   lines.push(`**Model:** ${mdText(modelLabel(report.run.model))}${report.run.variant ? ` · **variant:** ${mdText(report.run.variant.name)}` : ''} · **sandbox:** ${mdText(report.run.sandbox)}${report.run.sandbox_reason ? ` (${mdText(report.run.sandbox_reason)})` : ''}`);
@@ -101,7 +104,7 @@ export const summaryMarkdownReporter: Reporter = {
   name: 'summary.md',
   async write(report, outDir) {
     const file = path.join(outDir, 'summary.md');
-    await writeFile(file, summaryMarkdown(report));
+    await writeFileAtomic(file, summaryMarkdown(report), { durable: true });
     return file;
   },
 };

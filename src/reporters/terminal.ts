@@ -1,5 +1,6 @@
 import { makeTable } from './table.js';
 import type { RunReport } from '../schema/report.js';
+import { completeness } from '../report/completeness.js';
 import { modelLabel } from './modelLabel.js';
 
 const pct = (v: number | null) => (v === null ? 'n/a' : `${(v * 100).toFixed(1)}%`);
@@ -18,7 +19,8 @@ export function formatTerminal(report: RunReport): string {
   const lines: string[] = [];
   lines.push(`model: ${modelLabel(run.model)}`);
   lines.push(`suites: ${run.suites.map((x) => x.path).join(', ')}  policy: ${run.policy}  sandbox: ${run.sandbox}${run.sandbox_reason ? ` (${run.sandbox_reason})` : ''}${run.epochs > 1 ? `  epochs: ${run.epochs}` : ''}${run.shard ? `  shard: ${run.shard.index}/${run.shard.total}` : ''}`);
-  if (run.interrupted) lines.push('INTERRUPTED: the report holds only the trials that finished.');
+  const notice = completeness(report).notice;
+  if (notice) lines.push(notice);
 
   const summary = makeTable({ head: ['tasks', 'passed', 'failed', 'errored', 'pass rate', 'steps (mean)', 'tokens', 'duration'] });
   summary.push([

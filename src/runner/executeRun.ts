@@ -1,16 +1,19 @@
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import type { Adapter } from '../adapters/types.js';
 import { orchestrate, type TrialOutcome } from '../orchestrator/orchestrate.js';
-import { buildReport, taskResult } from '../report/buildReport.js';
+import { buildReport } from '../report/buildReport.js';
 import { judgeTrial } from '../report/judge.js';
+import { removeOrphanedTempFiles, writeFileAtomicSync } from '../schema/atomicWrite.js';
+import { isAlive } from '../orchestrator/workspaces.js';
 import type { Redactor } from '../schema/redact.js';
 import type { RunInfo, RunReport, Trial } from '../schema/report.js';
 import type { Task } from '../schema/task.js';
 import type { LoadedSuite } from '../suite/loadSuite.js';
 import { TRACEGATE_VERSION } from '../version.js';
-import { appendJournal, readJournal } from './journal.js';
+import { appendJournal, journalEntries, repairJournal } from './journal.js';
+import { taskRowsFromJournal } from './reportFromJournal.js';
 
 export interface ExecuteOptions {
   suites: LoadedSuite[];
@@ -39,32 +42,37 @@ export function traceFileName(taskId: string, epoch: number): string {
 
 /**
  * One run: orchestrate the trials, judge each as it finishes, write its (redacted) trace and a
- * journal line at once, then fold everything into the report. Finished work survives interruption.
+ * journal line at once, then build the report from the journal. Finished work survives
+ * interruption, and no trial stays in memory while the run works.
  */
 export async function executeRun(options: ExecuteOptions): Promise<RunReport> {
   const { outDir, redactor } = options;
   const journalFile = path.join(outDir, JOURNAL_FILE);
   mkdirSync(outDir, { recursive: true });
-  if (!options.resume) {
+  if (options.resume) repairJournal(journalFile);
+  else {
     rmSync(path.join(outDir, TRACES_DIR), { recursive: true, force: true });
     rmSync(journalFile, { force: true });
   }
   mkdirSync(path.join(outDir, TRACES_DIR), { recursive: true });
+  // Half-written files of a run killed with -9 (the real files beside them are intact).
+  for (const dir of [outDir, path.join(outDir, TRACES_DIR)]) removeOrphanedTempFiles(dir, isAlive);
 
-  const done = options.resume ? readJournal(journalFile) : new Map();
-  const trials = new Map<string, Trial[]>();
-  for (const task of options.tasks) {
-    const kept: Trial[] = [];
-    for (let epoch = 0; epoch < options.epochs; epoch++) {
-      const entry = done.get(`${task.id}#${epoch}`);
-      if (entry && entry.fingerprint === task.fingerprint) kept.push(entry.trial);
+  // On resume: the trials already judged for these very task definitions (only their keys).
+  const done = new Set<string>();
+  if (options.resume) {
+    const byId = new Map(options.tasks.map((t) => [t.id, t]));
+    for (const entry of journalEntries(journalFile)) {
+      const key = `${entry.task_id}#${entry.trial.epoch}`;
+      const task = byId.get(entry.task_id);
+      if (entry.trial.status === 'errored' || !task || task.fingerprint !== entry.fingerprint) done.delete(key);
+      else if (entry.trial.epoch < options.epochs) done.add(key);
     }
-    trials.set(task.id, kept);
   }
   const wanted = (task: Task) => Math.min(options.epochs, options.trialsWanted?.(task) ?? options.epochs);
-  const isDone = (task: Task, epoch: number) => epoch >= wanted(task) || trials.get(task.id)!.some((t) => t.epoch === epoch);
+  const isDone = (task: Task, epoch: number) => epoch >= wanted(task) || done.has(`${task.id}#${epoch}`);
   const total = options.tasks.reduce((s, t) => s + wanted(t), 0);
-  let finished = [...trials.values()].reduce((s, t) => s + t.length, 0);
+  let finished = done.size;
 
   const startedAt = new Date();
   const onTrial = (outcome: TrialOutcome) => {
@@ -74,10 +82,9 @@ export async function executeRun(options: ExecuteOptions): Promise<RunReport> {
     const trace = outcome.trace ? redactor.deep(outcome.trace) : null;
     if (trace) {
       traceFile = traceFileName(outcome.task.id, outcome.epoch);
-      writeFileSync(path.join(outDir, traceFile), JSON.stringify(trace, null, 1) + '\n');
+      writeFileAtomicSync(path.join(outDir, traceFile), JSON.stringify(trace, null, 1) + '\n');
     }
     const trial = redactor.deep(judgeTrial(outcome.task, outcome.epoch, trace, outcome.error, outcome.durationMs, traceFile));
-    trials.get(outcome.task.id)!.push(trial);
     appendJournal(journalFile, { task_id: outcome.task.id, fingerprint: outcome.task.fingerprint, trial });
     finished++;
     options.onProgress?.(finished, total, trial, outcome.task.id);
@@ -111,8 +118,8 @@ export async function executeRun(options: ExecuteOptions): Promise<RunReport> {
     concurrency: options.concurrency,
     shard: options.shard,
     interrupted: options.signal.aborted,
+    trials_planned: total,
   };
-  const rows = options.tasks.filter((t) => trials.get(t.id)!.length > 0).map((t) => taskResult(t, trials.get(t.id)!));
   // Traces and trials are redacted as they are written; the report is redacted where it is written.
-  return buildReport(run, rows);
+  return buildReport(run, taskRowsFromJournal(journalFile, options.tasks, options.epochs));
 }

@@ -123,6 +123,10 @@ export const RunInfoSchema = z.object({
   interrupted: z.boolean(),
   /** Present when the run used --epochs auto (epochs is then the most any task could get). */
   adaptive: AdaptiveRunSchema.optional(),
+  /** Trials the run set out to do (tasks × epochs); fewer in `summary.trials` means a partial run. */
+  trials_planned: z.number().int().nonnegative().optional(),
+  /** Set by `merge`: the shard outputs this report joins. */
+  merged_from: z.array(z.string()).optional(),
 });
 export type RunInfo = z.infer<typeof RunInfoSchema>;
 

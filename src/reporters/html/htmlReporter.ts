@@ -1,4 +1,4 @@
-import { writeFile } from 'node:fs/promises';
+import { writeFileAtomic } from '../../schema/atomicWrite.js';
 import path from 'node:path';
 import type { Reporter } from '../types.js';
 import { renderHtml } from './renderHtml.js';
@@ -8,7 +8,7 @@ export const htmlReporter: Reporter = {
   name: 'html',
   async write(report, outDir) {
     const file = path.join(outDir, 'report.html');
-    await writeFile(file, await renderHtml(report, { traceRoot: outDir }));
+    await writeFileAtomic(file, await renderHtml(report, { traceRoot: outDir }), { durable: true });
     return file;
   },
 };

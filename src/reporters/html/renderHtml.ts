@@ -4,6 +4,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { completeness } from '../../report/completeness.js';
 import type { RunReport } from '../../schema/report.js';
 import { modelLabel } from '../modelLabel.js';
 import { buildCharts } from './charts.js';
@@ -124,6 +125,7 @@ export async function renderHtml(report: RunReport, options: RenderOptions): Pro
     report: pageReport(report),
     charts: buildCharts(report),
     modelLabel: modelLabel(report.run.model),
+    notice: completeness(report).notice,
     embeddedTraces: traces.size,
   };
   const csp = [

@@ -1,0 +1,46 @@
+import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { appendJournal, journalEntries, readJournal, repairJournal, type JournalEntry } from '../../src/runner/journal.js';
+import { tempDir } from '../helpers/cli.js';
+import { makeReport } from '../helpers/reportBuilder.js';
+
+const trialOf = (id: string, letters: string) => makeReport([{ id, trials: letters }]).tasks[0]!.trials;
+const entry = (id: string, letter = 'p', epoch = 0): JournalEntry => ({ task_id: id, fingerprint: 'same', trial: { ...trialOf(id, letter)[0]!, epoch } });
+
+describe('journal', () => {
+  it('a torn last line is cut off before appending, so the next entry is not swallowed', () => {
+    const file = path.join(tempDir(), 'results.jsonl');
+    appendJournal(file, entry('a'));
+    const whole = JSON.stringify(entry('b'));
+    appendFileSync(file, whole.slice(0, whole.length / 2)); // killed mid-append
+    // Without repair the next line glues onto the torn one and is lost too.
+    expect(repairJournal(file)).toBe(Math.floor(whole.length / 2));
+    appendJournal(file, entry('c'));
+    expect([...readJournal(file).keys()]).toEqual(['a#0', 'c#0']);
+    expect(readFileSync(file, 'utf8').split('\n').filter(Boolean)).toHaveLength(2);
+  });
+
+  it('repair leaves a clean journal alone and empties one with no complete line', () => {
+    const file = path.join(tempDir(), 'results.jsonl');
+    appendJournal(file, entry('a'));
+    expect(repairJournal(file)).toBe(0);
+    const cut = path.join(tempDir(), 'results.jsonl');
+    writeFileSync(cut, '{"task_id": "a", "tri');
+    expect(repairJournal(cut)).toBe(21);
+    expect(readFileSync(cut, 'utf8')).toBe('');
+    expect(repairJournal(path.join(tempDir(), 'missing.jsonl'))).toBe(0);
+  });
+
+  it('reads a journal larger than its read buffer line by line; the last entry of a trial wins and errored ones are retried', () => {
+    const file = path.join(tempDir(), 'results.jsonl');
+    for (let i = 0; i < 3000; i++) appendJournal(file, entry(`task_${i}`, 'p'));
+    appendJournal(file, entry('task_7', 'e'));
+    appendJournal(file, entry('task_8', 'f'));
+    expect([...journalEntries(file)]).toHaveLength(3002);
+    const done = readJournal(file);
+    expect(done.size).toBe(2999);
+    expect(done.has('task_7#0')).toBe(false);
+    expect(done.get('task_8#0')?.trial.status).toBe('failed');
+  });
+});
