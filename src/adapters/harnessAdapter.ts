@@ -1,6 +1,7 @@
 import path from 'node:path';
 import {
   CassetteModel,
+  ModelError,
   NoModel,
   DEFAULT_SETTINGS,
   OpenAIModel,
@@ -18,7 +19,7 @@ import {
 import type { Redactor } from '../schema/redact.js';
 import type { Task } from '../schema/task.js';
 import type { Trace } from '../schema/trace.js';
-import type { Adapter, AdapterRunContext } from './types.js';
+import { AdapterConfigError, type Adapter, type AdapterRunContext } from './types.js';
 
 export interface HarnessAdapterOptions {
   /** none: policy tasks only, no model at all. */
@@ -35,9 +36,9 @@ export interface HarnessAdapterOptions {
   redactor: Redactor;
 }
 
-export class AdapterConfigError extends Error {
-  readonly code = 'ADAPTER_CONFIG';
-}
+export { AdapterConfigError };
+/** What the rest of src/ may know of the harness: its settings type and its model error. */
+export { ModelError, type HarnessSettings };
 
 function buildModel(options: HarnessAdapterOptions): Model {
   if (options.provider === 'none') return new NoModel();

@@ -16,4 +16,11 @@ export interface Adapter {
   readonly policy: string;
   readonly sandbox: string;
   run(task: Task, ctx: AdapterRunContext): Promise<Trace>;
+  /** Releases what the adapter holds for the run (the capture proxy); called once after the last trial. */
+  close?(): Promise<void>;
+}
+
+/** A configuration that cannot run: bad input (exit 2), found before any trial starts. */
+export class AdapterConfigError extends Error {
+  readonly code = 'ADAPTER_CONFIG';
 }

@@ -1,5 +1,4 @@
-import { ModelError } from '../../harness/index.js';
-import { AdapterConfigError } from '../adapters/harnessAdapter.js';
+import { AdapterConfigError, ModelError } from '../adapters/harnessAdapter.js';
 import { JsonFileError } from '../schema/jsonFile.js';
 import { SuiteError } from '../suite/loadSuite.js';
 import { CliError, EXIT, type ExitCode } from './exitCodes.js';

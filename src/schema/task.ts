@@ -121,6 +121,8 @@ export interface Task {
   checks: CheckSpec[];
   /** Stable fingerprint of the task's definition; a baseline uses it to tell a changed task. */
   fingerprint: string;
+  /** Free-form data from the suite line, handed to external agents as-is. */
+  metadata?: Record<string, unknown>;
 }
 
 /**

@@ -217,6 +217,7 @@ export function loadSuite(file: string): LoadedSuite {
       tags: raw.tags ?? [],
       checks,
       fingerprint: fingerprint(raw),
+      metadata: raw.metadata ?? {},
     });
   });
 

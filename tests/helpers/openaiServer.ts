@@ -9,6 +9,8 @@ export interface ScriptedReply {
 
 export interface ChatRequestBody {
   model: string;
+  stream?: boolean;
+  stream_options?: { include_usage?: boolean };
   messages: Array<{ role: string; content: string | null; tool_calls?: unknown[]; tool_call_id?: string }>;
   tools?: Array<{ type: string; function: { name: string; description: string; parameters: unknown; strict?: boolean } }>;
 }
@@ -28,6 +30,10 @@ export class FakeOpenAIServer {
       let raw = '';
       req.on('data', (chunk) => (raw += chunk));
       req.on('end', () => {
+        if (req.method === 'GET' && req.url?.endsWith('/models')) {
+          res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ object: 'list', data: [{ id: 'loopback-model', object: 'model', created: 0, owned_by: 'test' }] }));
+          return;
+        }
         if (req.method !== 'POST' || !req.url?.endsWith('/chat/completions')) {
           res.writeHead(404).end();
           return;
@@ -40,6 +46,11 @@ export class FakeOpenAIServer {
           return;
         }
         const toolCalls = (reply.tool_calls ?? []).map((c, i) => ({ id: c.id ?? `call_${this.requests.length}_${i}`, type: 'function', function: { name: c.name, arguments: c.arguments } }));
+        if (body.stream) {
+          res.writeHead(200, { 'content-type': 'text/event-stream' });
+          res.end(streamChunks(`chatcmpl-${this.requests.length}`, body, reply.content ?? null, toolCalls));
+          return;
+        }
         res.writeHead(200, { 'content-type': 'application/json' }).end(
           JSON.stringify({
             id: `chatcmpl-${this.requests.length}`,
@@ -66,4 +77,23 @@ export class FakeOpenAIServer {
   async stop(): Promise<void> {
     await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
   }
+}
+
+/**
+ * The reply as an SSE stream the way OpenAI sends it: a role chunk, the content in pieces, each tool
+ * call's id and name first and its arguments in fragments (keyed by index), a finish chunk, the
+ * usage chunk when asked for, then `data: [DONE]`.
+ */
+function streamChunks(id: string, body: ChatRequestBody, content: string | null, toolCalls: Array<{ id: string; function: { name: string; arguments: string } }>): string {
+  const base = { id, object: 'chat.completion.chunk', created: Math.floor(Date.now() / 1000), model: body.model };
+  const chunk = (delta: unknown, finish: string | null = null) => ({ ...base, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }] });
+  const out: unknown[] = [chunk({ role: 'assistant', content: '' })];
+  for (const piece of (content ?? '').match(/[\s\S]{1,7}/g) ?? []) out.push(chunk({ content: piece }));
+  toolCalls.forEach((c, index) => {
+    out.push(chunk({ tool_calls: [{ index, id: c.id, type: 'function', function: { name: c.function.name, arguments: '' } }] }));
+    for (const piece of c.function.arguments.match(/[\s\S]{1,5}/g) ?? []) out.push(chunk({ tool_calls: [{ index, function: { arguments: piece } }] }));
+  });
+  out.push(chunk({}, toolCalls.length ? 'tool_calls' : 'stop'));
+  if (body.stream_options?.include_usage) out.push({ ...base, choices: [], usage: { prompt_tokens: 100, completion_tokens: 10, total_tokens: 110 } });
+  return out.map((c) => `data: ${JSON.stringify(c)}\n\n`).join('') + 'data: [DONE]\n\n';
 }
