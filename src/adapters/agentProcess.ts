@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 
 /** How much of an agent's output is kept; the rest is drained and counted, never buffered. */
-export const STDOUT_CAP_BYTES = 4 * 1024 * 1024;
+export const STDOUT_CAP_BYTES = 1024 * 1024;
 export const STDERR_TAIL_BYTES = 16 * 1024;
 
 export interface AgentProcessSpec {
