@@ -5,6 +5,8 @@ export interface ScriptedReply {
   content?: string | null;
   tool_calls?: Array<{ id?: string; name: string; arguments: string }>;
   status?: number;
+  /** Extra response headers (e.g. Retry-After on a 429). */
+  headers?: Record<string, string>;
 }
 
 export interface ChatRequestBody {
@@ -42,7 +44,7 @@ export class FakeOpenAIServer {
         this.requests.push({ body, headers: req.headers });
         const reply = this.reply(body, this.requests.length - 1);
         if (reply.status && reply.status >= 400) {
-          res.writeHead(reply.status, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'scripted failure', type: 'server_error' } }));
+          res.writeHead(reply.status, { 'content-type': 'application/json', ...reply.headers }).end(JSON.stringify({ error: { message: 'scripted failure', type: 'server_error' } }));
           return;
         }
         const toolCalls = (reply.tool_calls ?? []).map((c, i) => ({ id: c.id ?? `call_${this.requests.length}_${i}`, type: 'function', function: { name: c.name, arguments: c.arguments } }));
