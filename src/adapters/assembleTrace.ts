@@ -53,7 +53,7 @@ export function assembleTrace(e: TrialEvidence): Trace {
     lastAnswer = agentTrace.final_answer.text;
     usage = { input_tokens: agentTrace.usage.input_tokens, output_tokens: agentTrace.usage.output_tokens };
   } else if (messages) {
-    ({ spans, lastAnswer, usage } = spansFromTraffic(exchangesFromMessages(messages, 'agent', e.started, e.ended), rootId, e.errorPatterns, mode));
+    ({ spans, lastAnswer, usage } = spansFromTraffic(exchangesFromMessages(messages, 'agent', e.started, e.ended), rootId, e.errorPatterns, mode, messages));
   }
   if (json?.usage && usage.input_tokens + usage.output_tokens === 0) usage = { input_tokens: json.usage.input_tokens, output_tokens: json.usage.output_tokens };
 

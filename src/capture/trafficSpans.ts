@@ -97,9 +97,10 @@ function resultAttributes(text: string, patterns: ErrorPattern[]): Record<string
 
 /**
  * Spans from what the proxy saw: one `llm` span per model call and one `tool` span per tool call,
- * paired with the `role: "tool"` message the agent sent back in a later call of the same thread.
+ * paired with the `role: "tool"` message the agent sent back in a later call of the same thread
+ * (or, for a handed-over messages array, anywhere after it: `tail`).
  */
-export function spansFromTraffic(exchanges: Exchange[], rootId: string, patterns: ErrorPattern[] = [], mode = 'live'): TrafficSpans {
+export function spansFromTraffic(exchanges: Exchange[], rootId: string, patterns: ErrorPattern[] = [], mode = 'live', tail: ChatMessage[] = []): TrafficSpans {
   const threads = threadsOf(exchanges);
   const main = mainThread(threads, exchanges);
   const spans: Span[] = [];
@@ -163,6 +164,9 @@ export function spansFromTraffic(exchanges: Exchange[], rootId: string, patterns
         const message = byId ?? (toolMessages.some((m) => reply.toolCalls.some((c) => c.id === m.tool_call_id)) ? undefined : toolMessages.at(-reply.toolCalls.length + n));
         if (message) result = { text: contentText(message.content), at: later.started };
       }
+      // A handed-over messages array ends with results no later call carries.
+      const last = tail.find((m) => m.role === 'tool' && m.tool_call_id === call.id);
+      if (!result && last) result = { text: contentText(last.content), at: ex.ended || ex.started };
       const attributes: Record<string, AttributeValue> = {
         step,
         'tool.name': call.name,

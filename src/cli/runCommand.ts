@@ -130,7 +130,8 @@ async function buildAdapter(flags: RunFlags, variant: LoadedVariant | null, prep
     policyTasksOnly: prepared.tasks.every((t) => t.toolCall !== null),
   };
   const plan = resolveSystem(request);
-  return createAdapter(plan, { redactor: prepared.redactor, env: process.env, secrets: secretsOf(request) });
+  const errorPatterns = prepared.suites.flatMap((s) => s.header.errorPatterns ?? []).map((p) => ({ pattern: new RegExp(p.pattern), error_type: p.error_type }));
+  return createAdapter(plan, { redactor: prepared.redactor, env: process.env, secrets: secretsOf(request), errorPatterns });
 }
 
 /** Runs the prepared tasks into `outDir`. Ctrl-C stops new trials and keeps the finished ones. */

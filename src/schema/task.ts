@@ -136,6 +136,8 @@ export const SuiteHeaderSchema = z.strictObject({
     cassettes: z.string().min(1).optional(),
     /** The permission policy the harness runs this suite under. */
     policy: z.string().min(1).optional(),
+    /** External agents: a tool result whose text matches `pattern` (a regular expression) carries `error_type`. */
+    error_patterns: z.array(z.strictObject({ pattern: z.string().min(1), error_type: ErrorTypeSchema })).optional(),
   }),
 });
 export type SuiteHeader = z.infer<typeof SuiteHeaderSchema>['suite'];

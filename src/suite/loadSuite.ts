@@ -28,7 +28,7 @@ export interface LoadedSuite {
   path: string;
   sha256: string;
   /** From the header line, with paths resolved against the suite's folder. */
-  header: { description: string | null; cassettes: string | null; policy: string | null };
+  header: { description: string | null; cassettes: string | null; policy: string | null; errorPatterns?: Array<{ pattern: string; error_type: string }> };
   tasks: Task[];
 }
 
@@ -127,7 +127,14 @@ function parseHeader(json: object, at: { file: string; line: number; baseDir: st
     issues.push(...zodIssues(parsed.error, at.file, at.line));
     return null;
   }
-  const { description, cassettes, policy } = parsed.data.suite;
+  const { description, cassettes, policy, error_patterns: errorPatterns = [] } = parsed.data.suite;
+  errorPatterns.forEach((p, i) => {
+    try {
+      new RegExp(p.pattern);
+    } catch (error) {
+      issues.push({ file: at.file, line: at.line, field: `suite.error_patterns.${i}.pattern`, message: (error as Error).message });
+    }
+  });
   const resolveIn = (p: string | undefined, field: string) => {
     if (p === undefined) return null;
     const absolute = path.resolve(at.baseDir, p);
@@ -136,7 +143,7 @@ function parseHeader(json: object, at: { file: string; line: number; baseDir: st
     }
     return path.relative(process.cwd(), absolute) || '.';
   };
-  return { description: description ?? null, cassettes: resolveIn(cassettes, 'cassettes'), policy: resolveIn(policy, 'policy') };
+  return { description: description ?? null, cassettes: resolveIn(cassettes, 'cassettes'), policy: resolveIn(policy, 'policy'), errorPatterns };
 }
 
 /**

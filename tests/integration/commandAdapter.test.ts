@@ -115,6 +115,22 @@ describe('command adapter', () => {
     expect(tasks['messages_file']!.status).toBe('passed');
   });
 
+  it('a suite-level error pattern gives a plain-text tool result its error_type', async () => {
+    const agent = [
+      'import json, sys',
+      'task = json.load(sys.stdin)',
+      'messages = [{"role": "user", "content": "go"}, {"role": "assistant", "content": None, "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "shell", "arguments": "{}"}}]}, {"role": "tool", "tool_call_id": "c1", "content": "bash: /etc/shadow: Permission denied"}]',
+      'print(json.dumps({"schema_version": "agent-output/v1", "final_answer": "could not read it", "messages": messages}))',
+    ].join('\n');
+    const t = setup(agent, [
+      { suite: { error_patterns: [{ pattern: 'Permission denied', error_type: 'PERMISSION_DENIED' }] } },
+      { id: 'denied', prompt: 'read /etc/shadow', expected_error_types: ['PERMISSION_DENIED'], expected_contains: ['could not'] },
+    ]);
+    const result = await runCli(['run', t.suite, '--agent-cmd', t.cmd, '--out', t.out, '--no-html'], { env: offline });
+    expect(result.code).toBe(0);
+    expect(report(t.out).tasks[0]!.status).toBe('passed');
+  });
+
   it('a 50 MB stdout is drained and capped, and the trial still ends with an answer', async () => {
     const agent = 'import sys\nsys.stdin.read()\nchunk = "answer " * 1000 + "\\n"\nfor _ in range(50 * 1024 * 1024 // len(chunk)): sys.stdout.write(chunk)\n';
     const t = setup(agent, [{ id: 'floods', prompt: 'hi', expected_contains: ['answer'] }]);
