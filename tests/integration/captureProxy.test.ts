@@ -108,4 +108,29 @@ describe('http adapter', () => {
     const trace = JSON.parse(readFileSync(path.join(out, report.tasks[0]!.trials[0]!.trace_file), 'utf8')) as { spans: Array<{ kind: string }> };
     expect(trace.spans.filter((s) => s.kind === 'llm')).toHaveLength(1);
   });
+
+  it('a service that never answers is AGENT_TIMEOUT, one that keeps failing is AGENT_CRASH with its body as evidence', async () => {
+    agentServer = createServer((req, res) => {
+      let raw = '';
+      req.on('data', (d) => (raw += d));
+      req.on('end', () => {
+        const input = JSON.parse(raw) as { task_id: string };
+        if (input.task_id === 'breaks') res.writeHead(500, { 'retry-after': '0' }).end('NullPointerException in handler');
+        // 'hangs': never answered
+      });
+    });
+    await new Promise<void>((r) => agentServer!.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(agentServer.address() as AddressInfo).port}/run`;
+    const dir = tempDir();
+    writeFileSync(path.join(dir, 'suite.jsonl'), [{ id: 'hangs', prompt: 'x', timeout_ms: 1000, expected_contains: ['x'] }, { id: 'breaks', prompt: 'x', expected_contains: ['x'] }].map((t) => JSON.stringify(t)).join('\n') + '\n');
+    const out = path.join(dir, 'out');
+    const result = await runCli(['run', path.join(dir, 'suite.jsonl'), '--agent-url', url, '--out', out, '--no-html'], { env: { OPENAI_API_KEY: '', OPENAI_BASE_URL: '' } });
+    agentServer.closeAllConnections();
+    expect(result.code).toBe(1);
+    const report = JSON.parse(readFileSync(path.join(out, 'report.json'), 'utf8')) as { tasks: Array<{ id: string; failure_reason: string; evidence: Array<{ detail: string }> }> };
+    const byId = Object.fromEntries(report.tasks.map((t) => [t.id, t]));
+    expect(byId['hangs']!.failure_reason).toBe('AGENT_TIMEOUT');
+    expect(byId['breaks']!.failure_reason).toBe('AGENT_CRASH');
+    expect(byId['breaks']!.evidence[0]!.detail).toMatch(/HTTP 500.*NullPointerException/);
+  });
 });
