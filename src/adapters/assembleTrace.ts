@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { AGENT_ATTR, type AgentOutcome, type ChatMessage } from '../schema/agentIo.js';
 import { TRACE_SCHEMA_VERSION, type AttributeValue, type ExitReason, type ModelInfo, type Span, type Trace } from '../schema/trace.js';
 import type { TrialTraffic } from '../capture/exchange.js';
@@ -10,6 +9,7 @@ export interface TrialEvidence {
   taskId: string;
   epoch: number;
   traceId: string;
+  rootSpanId: string;
   model: ModelInfo;
   started: string;
   ended: string;
@@ -37,7 +37,7 @@ function adoptSpans(trace: Trace, rootId: string): Span[] {
  * assistant message. A fault the proxy saw (provider outage, cassette miss) makes the trace a run error.
  */
 export function assembleTrace(e: TrialEvidence): Trace {
-  const rootId = randomBytes(8).toString('hex');
+  const rootId = e.rootSpanId;
   const json = e.output.kind === 'json' ? e.output.output : null;
   const agentTrace = json?.trace ?? (e.traceFile.kind === 'trace' ? e.traceFile.trace : null);
   const messages: ChatMessage[] | null = json?.messages ?? (e.traceFile.kind === 'messages' ? e.traceFile.messages : null);

@@ -25,6 +25,8 @@ export interface ExternalAgentOptions {
 export interface ExternalTrial {
   channel: TrialChannel;
   input: AgentInput;
+  /** The root span's id (16 hex), chosen up front so TRACEPARENT can name it. */
+  rootSpanId: string;
   /** The agent's own limit: a little under the orchestrator's, so a hang is the agent's failure, not a run error. */
   agentTimeoutMs: number;
   dispose(): Promise<void>;
@@ -50,6 +52,7 @@ export async function openExternalTrial(task: Task, ctx: AdapterRunContext, opti
   return {
     channel,
     input,
+    rootSpanId: randomBytes(8).toString('hex'),
     agentTimeoutMs: Math.max(1, limit - Math.min(1_000, Math.floor(limit * 0.1))),
     dispose: async () => {
       channel.close();

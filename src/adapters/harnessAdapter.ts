@@ -43,8 +43,9 @@ export { ModelError, type HarnessSettings };
 function buildModel(options: HarnessAdapterOptions): Model {
   if (options.provider === 'none') return new NoModel();
   if (options.provider === 'cassette') {
-    if (!options.cassettes) throw new AdapterConfigError('--provider cassette needs --cassettes DIR');
-    if (options.record) throw new AdapterConfigError('--record needs a live provider (--provider openai)');
+    // resolveSystem has already said this in the CLI's words; these guard other callers.
+    if (!options.cassettes) throw new AdapterConfigError('the cassette provider needs a cassette folder');
+    if (options.record) throw new AdapterConfigError('recording needs a live provider, not cassettes');
     return new CassetteModel(options.cassettes);
   }
   const live = new OpenAIModel({ model: options.model, baseURL: options.baseURL, apiKey: options.apiKey });

@@ -70,7 +70,8 @@ export function createHttpAdapter(options: HttpAdapterOptions): Adapter {
       let outcome: AgentOutcome = 'exited';
       try {
         try {
-          answer = await post(options.url, options.headers, JSON.stringify(trial.input), signal);
+          const traceparent = `00-${trial.input.trace_id}-${trial.rootSpanId}-01`;
+          answer = await post(options.url, { ...options.headers, traceparent }, JSON.stringify(trial.input), signal);
         } catch (error) {
           ctx.signal.throwIfAborted();
           if (!timeout.aborted) throw error;
@@ -89,6 +90,7 @@ export function createHttpAdapter(options: HttpAdapterOptions): Adapter {
           taskId: task.id,
           epoch: ctx.epoch,
           traceId: trial.input.trace_id,
+          rootSpanId: trial.rootSpanId,
           model: options.model,
           started,
           ended: new Date().toISOString(),

@@ -11,6 +11,8 @@ export interface TrialFacts {
   workspace: string;
   traceFile: string;
   traceId: string;
+  /** The trial's root span, the parent of anything an OpenTelemetry-instrumented agent exports. */
+  rootSpanId: string;
   /** The trial's own capture-proxy path and dummy key. */
   baseUrl: string;
   apiKey: string;
@@ -41,6 +43,7 @@ export function trialEnvironment(
     TRACEGATE_WORKSPACE: facts.workspace,
     TRACEGATE_TRACE_FILE: facts.traceFile,
     TRACEGATE_TRACE_ID: facts.traceId,
+    TRACEPARENT: `00-${facts.traceId}-${facts.rootSpanId}-01`,
     OPENAI_BASE_URL: facts.baseUrl,
     OPENAI_API_KEY: facts.apiKey,
   });

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -31,6 +32,10 @@ const recording = process.env['RECORD_EXAMPLES'] === '1';
 
 describe.skipIf(recording).each(Object.entries(EXAMPLES))('example agent: %s', (name, example) => {
   it('passes replayed from its committed cassettes with no network and no key, and its traces show every call', async () => {
+    // What a fresh clone has: the cassettes and the baseline are tracked files.
+    const tracked = execFileSync('git', ['ls-files', `examples/agents/${name}`], { cwd: ROOT, encoding: 'utf8' });
+    expect(tracked).toMatch(/cassettes\/release_date_recovery_001\.json/);
+    expect(tracked).toMatch(/baseline\.json/);
     const out = tempDir();
     const result = await runCli(['run', example.suite, '--agent-cmd', example.cmd, '--out', out, '--no-html', '--baseline', `examples/agents/${name}/baseline.json`], { env: offline });
     expect(result.stderr).not.toMatch(/errored/);

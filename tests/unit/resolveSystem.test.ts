@@ -66,12 +66,12 @@ describe('trialEnvironment', () => {
     const env = trialEnvironment(
       { PATH: '/bin', HOME: '/h', SECRET_THING: 'x', WANTED: 'yes', LEAKY: 'prefix-sk-real-suffix', OPENAI_API_KEY: 'sk-real' },
       ['WANTED', 'LEAKY'],
-      { taskId: 't', epoch: 1, maxSteps: 5, workspace: '/w', traceFile: '/tr.json', traceId: 'a'.repeat(32), baseUrl: 'http://127.0.0.1:1/t/x/v1', apiKey: 'tracegate-trial-x', model: null },
+      { taskId: 't', epoch: 1, maxSteps: 5, workspace: '/w', traceFile: '/tr.json', traceId: 'a'.repeat(32), rootSpanId: 'b'.repeat(16), baseUrl: 'http://127.0.0.1:1/t/x/v1', apiKey: 'tracegate-trial-x', model: null },
       ['sk-real'],
     );
     expect(env).toEqual({
       PATH: '/bin', HOME: '/h', WANTED: 'yes', TRACEGATE: '1', TRACEGATE_TASK_ID: 't', TRACEGATE_EPOCH: '1', TRACEGATE_MAX_STEPS: '5',
-      TRACEGATE_WORKSPACE: '/w', TRACEGATE_TRACE_FILE: '/tr.json', TRACEGATE_TRACE_ID: 'a'.repeat(32),
+      TRACEGATE_WORKSPACE: '/w', TRACEGATE_TRACE_FILE: '/tr.json', TRACEGATE_TRACE_ID: 'a'.repeat(32), TRACEPARENT: `00-${'a'.repeat(32)}-${'b'.repeat(16)}-01`,
       OPENAI_BASE_URL: 'http://127.0.0.1:1/t/x/v1', OPENAI_API_KEY: 'tracegate-trial-x',
     });
   });
