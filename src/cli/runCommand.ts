@@ -178,7 +178,7 @@ export async function runInto(prepared: PreparedRun, flags: RunFlags, variant: L
 export function registerRun(program: Command, handle: (work: () => Promise<number>) => Promise<void>): void {
   const command = program
     .command('run')
-    .description('run JSONL suites through the reference harness, judge every trace, write the reports and apply the gate')
+    .description('run JSONL suites through the reference harness (or your own agent: --agent-cmd, --agent-url), judge every trace, write the reports and apply the gate')
     .argument('<suite...>', 'JSONL suite files');
   addRunOptions(command, { variant: true });
   addGateOptions(command);

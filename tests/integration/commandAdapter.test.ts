@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCli, tempDir } from '../helpers/cli.js';
@@ -44,6 +44,17 @@ afterEach(async () => {
 });
 
 describe('command adapter', () => {
+  it('a command that cannot run is bad input (exit 2) before any trial, and nothing is written', async () => {
+    const t = setup('print(1)', [{ id: 'x', prompt: 'hi', expected_contains: ['1'] }]);
+    const missing = await runCli(['run', t.suite, '--agent-cmd', 'no-such-agent-program --fast', '--out', t.out], { env: offline });
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/--agent-cmd: no-such-agent-program is not on PATH/);
+    const piped = await runCli(['run', t.suite, '--agent-cmd', `${t.cmd} | tee log`, '--out', t.out], { env: offline });
+    expect(piped.code).toBe(2);
+    expect(piped.stderr).toMatch(/"\|" is shell syntax, and tracegate runs no shell/);
+    expect(existsSync(path.join(t.out, 'report.json'))).toBe(false);
+  });
+
   it('a crash is a failure of the agent (AGENT_CRASH, harness layer) with stderr as evidence', async () => {
     const t = setup('import sys\nsys.stdin.read()\nprint("half an answer")\nprint("Traceback: boom in the agent", file=sys.stderr)\nsys.exit(3)\n', [{ id: 'crashes', prompt: 'hi', expected_contains: ['x'] }]);
     const result = await runCli(['run', t.suite, '--agent-cmd', t.cmd, '--out', t.out, '--no-html'], { env: offline });
