@@ -101,6 +101,14 @@ export function resolveSystem(req: SystemRequest): SystemPlan {
   const external = Boolean(flags.agentCmd ?? flags.agentUrl);
   if (!external && (flags.agentEnv?.length || flags.agentHeader?.length)) bad('--agent-env and --agent-header apply only with --agent-cmd or --agent-url');
   const maxSteps = flags.maxSteps ?? DEFAULT_MAX_STEPS;
+  // Named as the variant file spells them.
+  const harnessOnly = Object.keys(req.variant?.settings.harness ?? {})
+    .filter((k) => k !== 'maxSteps')
+    .map((k) => k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`));
+  if (external && (harnessOnly.length > 0 || req.variant?.policy)) {
+    bad(`the variant sets ${[...harnessOnly, ...(req.variant?.policy ? ['policy'] : [])].join(', ')}, which only the reference harness reads; an external agent takes model, max_steps and cassettes from a variant`);
+  }
+  const variantSteps = req.variant?.settings.harness.maxSteps;
   if (flags.agentCmd !== undefined) {
     let argv: string[];
     try {
@@ -113,7 +121,7 @@ export function resolveSystem(req: SystemRequest): SystemPlan {
       if (!ENV_NAME.test(name)) bad(`--agent-env ${name}: not an environment variable name`);
       if (name === flags.apiKeyEnv) bad(`--agent-env ${name}: the upstream key never reaches the agent; it gets its own dummy key and base URL`);
     }
-    return { adapter: 'command', argv, passEnv, model: modelPlan(req, true), timeoutMs: flags.timeout, maxSteps };
+    return { adapter: 'command', argv, passEnv, model: modelPlan(req, true), timeoutMs: flags.timeout, maxSteps: flags.maxSteps ?? variantSteps ?? maxSteps };
   }
   if (flags.agentUrl !== undefined) {
     let url: URL;
@@ -123,7 +131,7 @@ export function resolveSystem(req: SystemRequest): SystemPlan {
       bad(`--agent-url ${flags.agentUrl}: not a URL`);
     }
     if (url.protocol !== 'http:' && url.protocol !== 'https:') bad(`--agent-url ${flags.agentUrl}: only http and https`);
-    return { adapter: 'http', url: url.href, headers: headersFrom(flags.agentHeader ?? [], req.env), model: modelPlan(req, true), timeoutMs: flags.timeout, maxSteps };
+    return { adapter: 'http', url: url.href, headers: headersFrom(flags.agentHeader ?? [], req.env), model: modelPlan(req, true), timeoutMs: flags.timeout, maxSteps: flags.maxSteps ?? variantSteps ?? maxSteps };
   }
   return {
     adapter: 'harness',

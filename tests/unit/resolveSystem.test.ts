@@ -36,6 +36,9 @@ describe('resolveSystem: which system and which model run', () => {
     expect(() => resolveSystem(request({ agentCmd: 'a', agentEnv: ['NOT A NAME'] }))).toThrow(/not an environment variable name/);
     expect(() => resolveSystem(request({ agentEnv: ['X'] }))).toThrow(/apply only with --agent-cmd/);
     expect(() => resolveSystem(request({ agentUrl: 'ftp://x' }))).toThrow(/only http and https/);
+    const variant = { settings: { model: 'm2', harness: { systemPrompt: 'be brief', maxSteps: 3 } }, policy: undefined, cassettes: undefined };
+    expect(() => resolveSystem(request({ agentCmd: 'a' }, {}, { variant }))).toThrow(/sets system_prompt, which only the reference harness reads/);
+    expect(resolveSystem(request({ agentCmd: 'a' }, { OPENAI_BASE_URL: 'http://u/v1' }, { variant: { ...variant, settings: { model: 'm2', harness: { maxSteps: 3 } } } }))).toMatchObject({ maxSteps: 3, model: { kind: 'live', model: 'm2' } });
     expect(() => resolveSystem(request({ agentUrl: 'http://x', agentHeader: ['Authorization'] }))).toThrow(/expected HEADER=ENV_VAR/);
     expect(() => resolveSystem(request({ agentUrl: 'http://x', agentHeader: ['X-Key=MISSING'] }))).toThrow(/MISSING is not set/);
   });
