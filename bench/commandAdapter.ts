@@ -12,6 +12,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ENV_ALLOW_LIST } from '../src/adapters/trialEnvironment.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const N = Number(process.env['BENCH_AGENT_TRIALS'] ?? 200);
@@ -38,7 +39,10 @@ function startServer(): Promise<{ url: string; close: () => void }> {
 
 function runAgentOnce(agent: string, url: string, cwd: string): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn('python3', [agent], { cwd, env: { PATH: process.env['PATH'] ?? '', OPENAI_BASE_URL: url, OPENAI_API_KEY: 'k' }, stdio: ['pipe', 'pipe', 'inherit'] });
+    // The same spawn as the adapter's (allow-listed environment, own process group), minus tracegate.
+    const env: Record<string, string> = { OPENAI_BASE_URL: url, OPENAI_API_KEY: 'k' };
+    for (const name of ENV_ALLOW_LIST) if (process.env[name] !== undefined) env[name] = process.env[name]!;
+    const child = spawn('python3', [agent], { cwd, env, detached: true, stdio: ['pipe', 'pipe', 'inherit'] });
     child.stdout.resume();
     child.stdin.end(JSON.stringify({ schema_version: 'agent-input/v1', task_id: 't', prompt: 'hi', epoch: 0, max_steps: 1 }));
     child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`agent exited ${code}`))));
