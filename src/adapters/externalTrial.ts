@@ -53,7 +53,7 @@ export async function openExternalTrial(task: Task, ctx: AdapterRunContext, opti
     channel,
     input,
     rootSpanId: randomBytes(8).toString('hex'),
-    agentTimeoutMs: Math.max(1, limit - Math.min(1_000, Math.floor(limit * 0.1))),
+    agentTimeoutMs: Math.max(1, limit - Math.min(2_000, Math.max(250, Math.floor(limit * 0.2)))),
     dispose: async () => {
       channel.close();
       await rm(scratch, { recursive: true, force: true }).catch(() => undefined);

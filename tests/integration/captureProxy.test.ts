@@ -122,7 +122,7 @@ describe('http adapter', () => {
     await new Promise<void>((r) => agentServer!.listen(0, '127.0.0.1', r));
     const url = `http://127.0.0.1:${(agentServer.address() as AddressInfo).port}/run`;
     const dir = tempDir();
-    writeFileSync(path.join(dir, 'suite.jsonl'), [{ id: 'hangs', prompt: 'x', timeout_ms: 1000, expected_contains: ['x'] }, { id: 'breaks', prompt: 'x', expected_contains: ['x'] }].map((t) => JSON.stringify(t)).join('\n') + '\n');
+    writeFileSync(path.join(dir, 'suite.jsonl'), [{ id: 'hangs', prompt: 'x', timeout_ms: 3000, expected_contains: ['x'] }, { id: 'breaks', prompt: 'x', expected_contains: ['x'] }].map((t) => JSON.stringify(t)).join('\n') + '\n');
     const out = path.join(dir, 'out');
     const result = await runCli(['run', path.join(dir, 'suite.jsonl'), '--agent-url', url, '--out', out, '--no-html'], { env: { OPENAI_API_KEY: '', OPENAI_BASE_URL: '' } });
     agentServer.closeAllConnections();
