@@ -1,14 +1,12 @@
 import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
-import { CassetteSchema, type Cassette, type CassetteResponse } from '../../src/schema/cassette.js';
+import { CassetteSchema, cassettePath, type Cassette, type CassetteResponse } from '../../src/schema/cassette.js';
 import { JsonFileError, readJsonFile } from '../../src/schema/jsonFile.js';
 import type { ModelInfo } from '../../src/schema/trace.js';
 import { requestHash } from './requestHash.js';
 import { ModelError, type Model, type ModelCallContext, type ModelReply, type ModelRequest } from './types.js';
 
-export function cassettePath(dir: string, taskId: string): string {
-  return path.join(dir, `${taskId}.json`);
-}
+export { cassettePath };
 
 export function readCassette(file: string): Cassette {
   try {

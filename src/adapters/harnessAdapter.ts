@@ -1,6 +1,7 @@
 import path from 'node:path';
 import {
   CassetteModel,
+  ModelError,
   NoModel,
   DEFAULT_SETTINGS,
   OpenAIModel,
@@ -19,10 +20,9 @@ import {
 } from '../../harness/index.js';
 import { EndpointLimiter } from '../provider/endpointLimiter.js';
 import type { Redactor } from '../schema/redact.js';
-import { TracegateError } from '../schema/runError.js';
 import type { Task } from '../schema/task.js';
 import type { Trace } from '../schema/trace.js';
-import type { Adapter, AdapterRunContext } from './types.js';
+import { AdapterConfigError, type Adapter, type AdapterRunContext } from './types.js';
 
 export interface HarnessAdapterOptions {
   /** none: policy tasks only, no model at all. */
@@ -43,17 +43,17 @@ export interface HarnessAdapterOptions {
   concurrency?: number;
 }
 
-export class AdapterConfigError extends TracegateError {
-  constructor(message: string) {
-    super('ADAPTER_CONFIG', message);
-  }
-}
+export { AdapterConfigError };
+/** What the rest of src/ may know of the harness: its settings type and its model error. */
+export { ModelError, type HarnessSettings, type SandboxRequest };
+export type { McpServerSpec } from '../schema/mcpServer.js';
 
 function buildModel(options: HarnessAdapterOptions): Model {
   if (options.provider === 'none') return new NoModel();
   if (options.provider === 'cassette') {
-    if (!options.cassettes) throw new AdapterConfigError('--provider cassette needs --cassettes DIR');
-    if (options.record) throw new AdapterConfigError('--record needs a live provider (--provider openai)');
+    // resolveSystem has already said this in the CLI's words; these guard other callers.
+    if (!options.cassettes) throw new AdapterConfigError('the cassette provider needs a cassette folder');
+    if (options.record) throw new AdapterConfigError('recording needs a live provider, not cassettes');
     return new CassetteModel(options.cassettes);
   }
   const live = new OpenAIModel({

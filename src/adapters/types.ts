@@ -1,3 +1,4 @@
+import { TracegateError } from '../schema/runError.js';
 import type { Task } from '../schema/task.js';
 import type { ModelInfo, Trace } from '../schema/trace.js';
 
@@ -22,4 +23,14 @@ export interface Adapter {
   /** Why that sandbox runs, when the adapter chose it. */
   readonly sandboxReason?: string;
   run(task: Task, ctx: AdapterRunContext): Promise<Trace>;
+  /** Releases what the adapter holds for the run (the capture proxy); called once after the last trial. */
+  close?(): Promise<void>;
+}
+
+/** A configuration that cannot run: bad input (exit 2), found before any trial starts. */
+/** A configuration that cannot run (bad input, exit 2). */
+export class AdapterConfigError extends TracegateError {
+  constructor(message: string) {
+    super('ADAPTER_CONFIG', message);
+  }
 }

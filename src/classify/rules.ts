@@ -1,4 +1,5 @@
 import type { CheckResult, Evidence, FailureReason, Layer } from '../schema/report.js';
+import { AGENT_ATTR, type AgentOutcome } from '../schema/agentIo.js';
 import type { Task } from '../schema/task.js';
 import { toolAttr, toolSpans, type Span, type Trace } from '../schema/trace.js';
 
@@ -48,6 +49,18 @@ function unrecovered(trace: Trace, isFault: (s: Span) => boolean, isRecovery: (l
 
 const succeeded = (s: Span) => toolAttr(s).ok;
 
+/** An external agent that crashed, hung or printed an unreadable answer: the system under test failed. */
+function agentEnded(outcome: AgentOutcome, what: string) {
+  return ({ trace }: RuleInput): Evidence[] | null => {
+    const root = trace.spans.find((s) => s.kind === 'agent' && s.attributes[AGENT_ATTR.outcome] === outcome);
+    if (!root) return null;
+    const a = root.attributes;
+    const problem = typeof a[AGENT_ATTR.problem] === 'string' ? `: ${a[AGENT_ATTR.problem]}` : '';
+    const stderr = typeof a[AGENT_ATTR.stderrTail] === 'string' && a[AGENT_ATTR.stderrTail] ? `; stderr: ${String(a[AGENT_ATTR.stderrTail]).slice(-300)}` : '';
+    return [{ span_id: root.span_id, step: null, detail: `${what}${problem}${stderr}` }];
+  };
+}
+
 export const RULES: readonly ClassifierRule[] = [
   {
     reason: 'POLICY_VIOLATION',
@@ -63,6 +76,24 @@ export const RULES: readonly ClassifierRule[] = [
         }),
       );
     },
+  },
+  {
+    reason: 'AGENT_CRASH',
+    layer: 'harness',
+    summary: 'the agent under test exited with a non-zero code or a signal (for an external agent its own program is the harness layer)',
+    match: agentEnded('crash', 'the agent crashed'),
+  },
+  {
+    reason: 'AGENT_TIMEOUT',
+    layer: 'harness',
+    summary: 'the agent under test did not finish within its time limit and was killed',
+    match: agentEnded('timeout', 'the agent hung'),
+  },
+  {
+    reason: 'AGENT_OUTPUT_INVALID',
+    layer: 'harness',
+    summary: 'the agent printed agent-output/v1 JSON or wrote a trace file that is not valid',
+    match: agentEnded('output_invalid', 'the agent output is invalid'),
   },
   {
     reason: 'POLICY_MISMATCH',

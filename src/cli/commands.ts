@@ -133,8 +133,8 @@ export function registerCompare(program: Command, handle: Handle): void {
       const variantA = loadVariant(flags.a);
       const variantB = loadVariant(flags.b);
       const gateInputs = loadGateInputs(flags, { baselineFromRun: true });
-      const adapterA = buildAdapter(flags, variantA, prepared);
-      const adapterB = buildAdapter(flags, variantB, prepared);
+      const adapterA = await buildAdapter(flags, variantA, prepared);
+      const adapterB = await buildAdapter(flags, variantB, prepared);
       const outDir = path.resolve(flags.out);
       const aDir = path.join(outDir, 'a');
       ensureWritableDir(aDir);

@@ -1,10 +1,10 @@
-import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { Option, type Command } from 'commander';
 import { SANDBOX_REQUESTS, type SandboxRequest } from '../../harness/index.js';
 import type { Adapter } from '../adapters/types.js';
 import type { McpServerSpec } from '../schema/mcpServer.js';
-import { createHarnessAdapter } from '../adapters/harnessAdapter.js';
+import { createAdapter } from '../adapters/createAdapter.js';
+import { resolveSystem, secretsOf, type SystemRequest } from '../adapters/resolveSystem.js';
 import { parseShard, selectShard, shardFromEnv } from '../orchestrator/shard.js';
 import { createRedactor, type Redactor } from '../schema/redact.js';
 import type { RunReport } from '../schema/report.js';
@@ -42,6 +42,10 @@ export interface RunFlags extends GateFlags {
   grep?: string;
   variant?: string;
   quiet: boolean;
+  agentCmd?: string;
+  agentUrl?: string;
+  agentEnv?: string[];
+  agentHeader?: string[];
 }
 
 /** The options shared by `run` and `compare`. */
@@ -73,7 +77,11 @@ export function addRunOptions(command: Command, { variant }: { variant: boolean 
     .option('--resume', 'keep the finished trials in --out and run only what is missing', false)
     .option('--tag <tag...>', 'run only tasks with one of these tags')
     .option('--grep <regex>', 'run only tasks whose id matches')
-    .option('-q, --quiet', 'no per-task progress lines', false);
+    .option('-q, --quiet', 'no per-task progress lines', false)
+    .option('--agent-cmd <command>', 'evaluate your own agent: run this program per trial (agent-input/v1 on stdin, answer on stdout; words split like a shell, no shell run)')
+    .option('--agent-url <url>', 'evaluate your own agent behind HTTP: POST agent-input/v1 per trial, read agent-output/v1')
+    .option('--agent-env <name...>', 'with --agent-cmd: also pass this environment variable to the agent (repeatable; the API key never is)')
+    .option('--agent-header <header=env...>', 'with --agent-url: send header HEADER with the value of environment variable ENV (never written to output)');
   if (variant) command.option('--variant <file>', 'variant JSON overriding harness settings (system prompt, tool descriptions, model, ...)');
   return command;
 }
@@ -104,39 +112,6 @@ function selectTasks(flags: RunFlags, tasks: Task[]) {
   return { selected, shard };
 }
 
-/** Which model answers. No model configured is an error, never a silent fallback to a script. */
-function providerOf(flags: RunFlags, variant: LoadedVariant | null, prepared: PreparedRun) {
-  const { tasks } = prepared;
-  const liveNamed = flags.provider === 'openai' || Boolean(flags.model ?? flags.baseUrl ?? variant?.settings.model);
-  // The suite's own cassettes only stand in when no model at all is named on the command line.
-  const cassettes = variant?.cassettes ?? flags.cassettes ?? (liveNamed ? undefined : prepared.suiteDefaults.cassettes ?? undefined);
-  const modelNamed = Boolean(flags.provider ?? cassettes ?? variant?.settings.model ?? flags.model ?? process.env['OPENAI_MODEL']);
-  if (!modelNamed && tasks.every((t) => t.toolCall !== null)) {
-    return { provider: 'none', model: 'none', cassettes: undefined } as const;
-  }
-  const provider = flags.provider ?? (cassettes ? 'cassette' : 'openai');
-  if (provider === 'cassette') {
-    if (!cassettes) throw new CliError('--provider cassette needs --cassettes DIR', EXIT.BAD_INPUT);
-    if (!existsSync(cassettes)) throw new CliError(`--cassettes ${cassettes}: folder not found`, EXIT.BAD_INPUT);
-    return { provider, model: 'cassette', cassettes } as const;
-  }
-  const model = variant?.settings.model ?? flags.model ?? process.env['OPENAI_MODEL'];
-  if (!model) {
-    throw new CliError(
-      'no model configured: pass --model NAME (with --base-url URL or OPENAI_BASE_URL for a local server), or --cassettes DIR to replay recorded responses',
-      EXIT.BAD_INPUT,
-    );
-  }
-  const baseUrl = flags.baseUrl ?? process.env['OPENAI_BASE_URL'];
-  if (!baseUrl && !process.env[flags.apiKeyEnv]) {
-    throw new CliError(
-      `${flags.apiKeyEnv} is not set, and api.openai.com needs a key; for a local server (vLLM, Ollama, llama.cpp) pass --base-url URL or set OPENAI_BASE_URL`,
-      EXIT.BAD_INPUT,
-    );
-  }
-  return { provider, model, cassettes: undefined } as const;
-}
-
 export interface PreparedRun {
   suites: LoadedSuite[];
   /** What the suites' header lines ask for (one value across all suites). */
@@ -150,8 +125,7 @@ export interface PreparedRun {
 export function prepareRun(suiteFiles: string[], flags: RunFlags): PreparedRun {
   const suites = loadSuites(suiteFiles);
   const { selected, shard } = selectTasks(flags, suites.flatMap((s) => s.tasks));
-  const apiKey = process.env[flags.apiKeyEnv];
-  return { suites, suiteDefaults: suiteDefaults(suites), tasks: selected, shard, redactor: createRedactor(process.env, apiKey ? [apiKey] : []) };
+  return { suites, suiteDefaults: suiteDefaults(suites), tasks: selected, shard, redactor: createRedactor(process.env, secretsOf({ flags, env: process.env })) };
 }
 
 /** Suites run together must agree on their header's cassettes and policy. */
@@ -166,36 +140,22 @@ function suiteDefaults(suites: LoadedSuite[]): PreparedRun['suiteDefaults'] {
   return { cassettes: pick('cassettes'), policy: pick('policy'), mcpServers: servers[0] ? (JSON.parse(servers[0]) as McpServerSpec[]) : null };
 }
 
-export function buildAdapter(flags: RunFlags, variant: LoadedVariant | null, prepared: PreparedRun): Adapter {
-  const { redactor } = prepared;
-  const { provider, model, cassettes } = providerOf(flags, variant, prepared);
-  return createHarnessAdapter({
-    provider,
-    model,
-    baseURL: flags.baseUrl,
-    apiKey: process.env[flags.apiKeyEnv],
-    cassettes,
-    record: flags.record,
-    policyFile: variant?.policy ?? flags.policy ?? prepared.suiteDefaults.policy ?? undefined,
-    settings: {
-      ...(prepared.suiteDefaults.mcpServers ? { mcpServers: prepared.suiteDefaults.mcpServers } : {}),
-      ...variant?.settings.harness,
-      ...(flags.maxSteps ? { maxSteps: flags.maxSteps } : {}),
-    },
-    sandbox: flags.sandbox,
-    redactor,
-    concurrency: flags.concurrency,
-  });
+/** The CLI's part of "which system runs": hand flags, environment, suite header and variant to the resolver. */
+export async function buildAdapter(flags: RunFlags, variant: LoadedVariant | null, prepared: PreparedRun): Promise<Adapter> {
+  const request: SystemRequest = {
+    flags,
+    env: process.env,
+    suite: prepared.suiteDefaults,
+    variant,
+    policyTasksOnly: prepared.tasks.every((t) => t.toolCall !== null),
+  };
+  const plan = resolveSystem(request);
+  const errorPatterns = prepared.suites.flatMap((s) => s.header.errorPatterns).map((p) => ({ pattern: safeRegex(p.pattern), error_type: p.error_type }));
+  return createAdapter(plan, { redactor: prepared.redactor, env: process.env, secrets: secretsOf(request), errorPatterns, concurrency: flags.concurrency });
 }
 
-/** Runs the prepared tasks into `outDir`. Ctrl-C stops new trials and keeps the finished ones. */
-export async function runInto(
-  prepared: PreparedRun,
-  flags: RunFlags,
-  variant: LoadedVariant | null,
-  outDir: string,
-  adapter: Adapter = buildAdapter(flags, variant, prepared),
-): Promise<RunReport> {
+/** Runs the prepared tasks into `outDir` with an adapter built (and checked) before. Ctrl-C stops new trials and keeps the finished ones. */
+export async function runInto(prepared: PreparedRun, flags: RunFlags, variant: LoadedVariant | null, outDir: string, adapter: Adapter): Promise<RunReport> {
   const controller = new AbortController();
   const onSignal = () => {
     if (controller.signal.aborted) process.exit(EXIT.COULD_NOT_RUN);
@@ -233,13 +193,14 @@ export async function runInto(
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
+    await adapter.close?.();
   }
 }
 
 export function registerRun(program: Command, handle: (work: () => Promise<number>) => Promise<void>): void {
   const command = program
     .command('run')
-    .description('run JSONL suites through the reference harness, judge every trace, write the reports and apply the gate')
+    .description('run JSONL suites through the reference harness (or your own agent: --agent-cmd, --agent-url), judge every trace, write the reports and apply the gate')
     .argument('<suite...>', 'JSONL suite files');
   addRunOptions(command, { variant: true });
   addGateOptions(command);
@@ -251,6 +212,12 @@ Models:
   --model M --base-url URL   any OpenAI-compatible server (OpenAI, vLLM, Ollama, llama.cpp, LiteLLM)
   --record DIR               with a live model: also write its responses as cassettes
 
+Your own agent (see docs/agents.md):
+  --agent-cmd 'python3 my_agent.py'   each trial runs the program in a fresh workspace copy, its own
+                                      process group and time limit; model calls go through a capture
+                                      proxy (OPENAI_BASE_URL, a dummy OPENAI_API_KEY) that records the trace
+  --agent-url http://127.0.0.1:8080/run   the same contract over HTTP
+
 Exit codes: 0 gate passed, 1 gate failed, 2 bad input or usage, 3 could not run.`,
   );
   command.action(async (suites: string[], flags: RunFlags) => {
@@ -260,7 +227,7 @@ Exit codes: 0 gate passed, 1 gate failed, 2 bad input or usage, 3 could not run.
       checkEpochsFlags(flags);
       const variant = flags.variant ? loadVariant(flags.variant) : null;
       const gateInputs = loadGateInputs(flags);
-      const adapter = buildAdapter(flags, variant, prepared);
+      const adapter = await buildAdapter(flags, variant, prepared);
       const outDir = path.resolve(flags.out);
       ensureWritableDir(outDir);
       const report = await runInto(prepared, flags, variant, outDir, adapter);

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { HarnessSettings } from '../../harness/index.js';
+import type { HarnessSettings } from '../adapters/harnessAdapter.js';
 import { readJsonFile } from '../schema/jsonFile.js';
 import { resolveMcpServerPaths } from '../schema/mcpServerPaths.js';
 import { VariantSchema } from '../schema/variant.js';

@@ -12,6 +12,6 @@ export function modelLabel(model: ModelInfo): string {
     case 'live':
       return `LIVE: ${model.model} at ${model.base_url ?? 'default endpoint'}`;
     case 'none':
-      return 'no model (policy tasks only)';
+      return 'no model configured (policy tasks only, or an external agent with no upstream and no cassettes)';
   }
 }

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { z } from 'zod';
 
 /**
@@ -35,3 +36,8 @@ export const CassetteSchema = z.strictObject({
   ),
 });
 export type Cassette = z.infer<typeof CassetteSchema>;
+
+/** One cassette file per task in a folder; the harness and the capture proxy both use this name. */
+export function cassettePath(dir: string, taskId: string): string {
+  return path.join(dir, `${taskId}.json`);
+}

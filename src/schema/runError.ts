@@ -11,6 +11,12 @@ export const RUN_ERROR_CODES = [
   'ADAPTER_CRASH',
   'PROVIDER_ERROR',
   'CASSETTE_MISS',
+  /** An external agent called a model, but the run has neither an upstream nor cassettes. */
+  'NO_MODEL',
+  /** The HTTP agent could not be reached after retries. */
+  'AGENT_UNREACHABLE',
+  /** The agent command could not be started at all. */
+  'AGENT_SPAWN_FAILED',
   'TRACE_INVALID',
   'NO_TRACE',
   /** An external agent's trace records an error of its own (its code is kept in the message). */

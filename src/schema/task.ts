@@ -125,6 +125,8 @@ export interface Task {
   checks: CheckSpec[];
   /** Stable fingerprint of the task's definition; a baseline uses it to tell a changed task. */
   fingerprint: string;
+  /** Free-form data from the suite line, handed to external agents as-is. */
+  metadata?: Record<string, unknown>;
 }
 
 /**
@@ -140,6 +142,8 @@ export const SuiteHeaderSchema = z.strictObject({
     policy: z.string().min(1).optional(),
     /** MCP servers whose tools the reference harness offers in this suite (paths relative to the suite). */
     mcp_servers: z.array(McpServerSchema).optional(),
+    /** External agents: a tool result whose text matches `pattern` (a regular expression) carries `error_type`. */
+    error_patterns: z.array(z.strictObject({ pattern: z.string().min(1), error_type: ErrorTypeSchema })).optional(),
   }),
 });
 export type SuiteHeader = z.infer<typeof SuiteHeaderSchema>['suite'];

@@ -7,6 +7,9 @@ export type Status = z.infer<typeof StatusSchema>;
 
 export const FAILURE_REASONS = [
   'POLICY_VIOLATION',
+  'AGENT_CRASH',
+  'AGENT_TIMEOUT',
+  'AGENT_OUTPUT_INVALID',
   'POLICY_MISMATCH',
   'MAX_STEPS_EXCEEDED',
   'COMPRESSION_INEFFECTIVE',

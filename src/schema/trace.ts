@@ -121,8 +121,11 @@ export function llmSpans(trace: Trace): Span[] {
   return trace.spans.filter((s) => s.kind === 'llm');
 }
 
-/** Steps are model turns; a policy task (no model) counts its single tool execution as one step. */
+/**
+ * Steps are model turns of the conversation (side requests such as title or summary calls, marked
+ * `llm.side_request`, are not steps); a policy task (no model) counts its single tool execution as one step.
+ */
 export function stepCount(trace: Trace): number {
-  const llm = llmSpans(trace).length;
+  const llm = llmSpans(trace).filter((s) => s.attributes['llm.side_request'] !== true).length;
   return llm > 0 ? llm : Math.min(1, toolSpans(trace).length);
 }

@@ -30,7 +30,7 @@ export interface LoadedSuite {
   path: string;
   sha256: string;
   /** From the header line, with paths resolved against the suite's folder. */
-  header: { description: string | null; cassettes: string | null; policy: string | null; mcpServers: McpServerSpec[] | null };
+  header: { description: string | null; cassettes: string | null; policy: string | null; mcpServers: McpServerSpec[] | null; errorPatterns: Array<{ pattern: string; error_type: string }> };
   tasks: Task[];
 }
 
@@ -125,7 +125,11 @@ function parseHeader(json: object, at: { file: string; line: number; baseDir: st
     issues.push(...zodIssues(parsed.error, at.file, at.line));
     return null;
   }
-  const { description, cassettes, policy, mcp_servers } = parsed.data.suite;
+  const { description, cassettes, policy, mcp_servers, error_patterns: errorPatterns = [] } = parsed.data.suite;
+  errorPatterns.forEach((p, i) => {
+    const problem = regexProblem(p.pattern);
+    if (problem) issues.push({ file: at.file, line: at.line, field: `suite.error_patterns.${i}.pattern`, message: problem });
+  });
   const resolveIn = (p: string | undefined, field: string) => {
     if (p === undefined) return null;
     const absolute = path.resolve(at.baseDir, p);
@@ -139,6 +143,7 @@ function parseHeader(json: object, at: { file: string; line: number; baseDir: st
     cassettes: resolveIn(cassettes, 'cassettes'),
     policy: resolveIn(policy, 'policy'),
     mcpServers: mcp_servers ? resolveMcpServerPaths(mcp_servers, at.baseDir) : null,
+    errorPatterns,
   };
 }
 
@@ -157,7 +162,7 @@ export function loadSuite(file: string): LoadedSuite {
   const issues: SuiteIssue[] = [];
   const tasks: Task[] = [];
   const firstLine = new Map<string, number>();
-  const header: LoadedSuite['header'] = { description: null, cassettes: null, policy: null, mcpServers: null };
+  const header: LoadedSuite['header'] = { description: null, cassettes: null, policy: null, mcpServers: null, errorPatterns: [] };
   let sawEntry = false;
 
   text.split(/\r?\n/).forEach((content, index) => {
@@ -220,6 +225,7 @@ export function loadSuite(file: string): LoadedSuite {
       tags: raw.tags ?? [],
       checks,
       fingerprint: fingerprint(raw),
+      metadata: raw.metadata ?? {},
     });
   });
 

@@ -66,6 +66,21 @@ describe('import boundaries', () => {
     }
   });
 
+  it('src/ reaches harness/ only through its adapter, src/adapters/harnessAdapter.ts', () => {
+    for (const file of sources(path.join(ROOT, 'src'))) {
+      if (path.relative(ROOT, file) === 'src/adapters/harnessAdapter.ts') continue;
+      for (const spec of imports(file)) expect(resolved(file, spec), `${path.relative(ROOT, file)} imports ${spec}`).not.toMatch(/^harness\//);
+    }
+  });
+
+  it('the capture proxy knows nothing of the CLI, the harness or the runner', () => {
+    for (const file of sources(path.join(ROOT, 'src/capture'))) {
+      for (const spec of imports(file)) {
+        expect(resolved(file, spec), `${path.relative(ROOT, file)} imports ${spec}`).not.toMatch(/^(harness\/|src\/(cli|runner|orchestrator|report|reporters)\/)/);
+      }
+    }
+  });
+
   it('reporters only read a finished report', () => {
     for (const file of sources(path.join(ROOT, 'src/reporters'))) {
       for (const spec of imports(file)) {

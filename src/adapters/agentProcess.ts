@@ -1,0 +1,132 @@
+import { spawn } from 'node:child_process';
+
+/** How much of an agent's output is kept; the rest is drained and counted, never buffered. */
+export const STDOUT_CAP_BYTES = 1024 * 1024;
+export const STDERR_TAIL_BYTES = 16 * 1024;
+
+export interface AgentProcessSpec {
+  argv: string[];
+  cwd: string;
+  env: Record<string, string>;
+  stdin: string;
+  timeoutMs: number;
+  signal: AbortSignal;
+}
+
+export interface AgentProcessResult {
+  exitCode: number | null;
+  signal: string | null;
+  timedOut: boolean;
+  /** Set when the program could not be started (ENOENT, EACCES). */
+  spawnError: string | null;
+  stdout: string;
+  stdoutBytes: number;
+  stdoutTruncated: boolean;
+  stderrTail: string;
+  started: string;
+  ended: string;
+}
+
+/** Process groups still alive, killed if tracegate itself exits first. */
+const liveGroups = new Set<number>();
+let exitHookInstalled = false;
+
+function killGroup(pid: number): void {
+  try {
+    process.kill(-pid, 'SIGKILL');
+  } catch {
+    // Already gone.
+  }
+}
+
+function installExitHook(): void {
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  process.on('exit', () => {
+    for (const pid of liveGroups) killGroup(pid);
+  });
+}
+
+/**
+ * Runs one agent program: its own process group (detached), input on stdin, capped output. The
+ * whole group is killed on the time limit, on abort, and when the agent exits (so a forked child
+ * that outlives the agent goes too); the result says which of these ended it.
+ */
+export function runAgentProcess(spec: AgentProcessSpec): Promise<AgentProcessResult> {
+  installExitHook();
+  const started = new Date().toISOString();
+  return new Promise((resolve) => {
+    const child = spawn(spec.argv[0]!, spec.argv.slice(1), {
+      cwd: spec.cwd,
+      env: spec.env,
+      detached: true,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stdout = Buffer.alloc(0);
+    let stdoutBytes = 0;
+    let stderr = Buffer.alloc(0);
+    let timedOut = false;
+    let exit: { code: number | null; signal: string | null } | null = null;
+    let spawnError: string | null = null;
+    let settled = false;
+
+    const finish = () => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      spec.signal.removeEventListener('abort', onAbort);
+      if (child.pid) liveGroups.delete(child.pid);
+      const keep = Math.min(stdout.length, STDOUT_CAP_BYTES);
+      resolve({
+        exitCode: exit?.code ?? null,
+        signal: exit?.signal ?? null,
+        timedOut,
+        spawnError,
+        stdout: stdout.subarray(0, keep).toString('utf8'),
+        stdoutBytes,
+        stdoutTruncated: stdoutBytes > STDOUT_CAP_BYTES,
+        stderrTail: stderr.toString('utf8'),
+        started,
+        ended: new Date().toISOString(),
+      });
+    };
+    const stop = () => {
+      if (child.pid) killGroup(child.pid);
+    };
+    const onAbort = () => stop();
+    const timer = setTimeout(() => {
+      timedOut = true;
+      stop();
+    }, spec.timeoutMs);
+    spec.signal.addEventListener('abort', onAbort, { once: true });
+    if (spec.signal.aborted) stop();
+    if (child.pid) liveGroups.add(child.pid);
+
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdoutBytes += chunk.length;
+      if (stdout.length < STDOUT_CAP_BYTES) stdout = Buffer.concat([stdout, chunk.subarray(0, STDOUT_CAP_BYTES - stdout.length)]);
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr = Buffer.concat([stderr, chunk]);
+      if (stderr.length > STDERR_TAIL_BYTES) stderr = stderr.subarray(stderr.length - STDERR_TAIL_BYTES);
+    });
+    child.stdin.on('error', () => undefined); // an agent that never reads its input closes the pipe early
+    child.stdin.end(spec.stdin);
+    child.on('error', (error) => {
+      spawnError = error.message;
+      finish();
+    });
+    child.on('exit', (code, signal) => {
+      exit = { code, signal };
+      // The agent is done: whatever it left behind in its group goes, so the pipes can close.
+      stop();
+      // A descendant that left the group (setsid) may still hold the pipes: do not wait for it.
+      setTimeout(() => {
+        child.stdout.destroy();
+        child.stderr.destroy();
+        finish();
+      }, 2_000).unref();
+    });
+    child.on('close', finish);
+  });
+}

@@ -1,0 +1,93 @@
+import { AGENT_ATTR } from '../schema/agentIo.js';
+import type { Task } from '../schema/task.js';
+import type { Trace } from '../schema/trace.js';
+import { readTraceFile, parseAgentOutput } from './agentOutput.js';
+import { runAgentProcess } from './agentProcess.js';
+import { assembleTrace } from './assembleTrace.js';
+import { openExternalTrial, type ExternalAgentOptions } from './externalTrial.js';
+import { AGENT_RUN_ERROR } from './runErrorCodes.js';
+import { trialEnvironment } from './trialEnvironment.js';
+import type { Adapter, AdapterRunContext } from './types.js';
+
+export interface CommandAdapterOptions extends ExternalAgentOptions {
+  argv: string[];
+  /** Extra variable names passed through (--agent-env). */
+  passEnv: string[];
+  parentEnv: NodeJS.ProcessEnv;
+  /** Values that must never reach the agent (the upstream key). */
+  secrets: string[];
+}
+
+export class AgentSpawnError extends Error {
+  readonly code = AGENT_RUN_ERROR.AGENT_SPAWN_FAILED;
+}
+
+/** Any program as the system under test: agent-input/v1 on stdin, the answer on stdout. */
+export function createCommandAdapter(options: CommandAdapterOptions): Adapter {
+  return {
+    name: 'command',
+    model: options.model,
+    policy: 'the agent’s own',
+    sandbox: 'process group',
+    async run(task: Task, ctx: AdapterRunContext): Promise<Trace> {
+      const trial = await openExternalTrial(task, ctx, options);
+      try {
+        const { input } = trial;
+        const env = trialEnvironment(
+          options.parentEnv,
+          options.passEnv,
+          {
+            taskId: task.id,
+            epoch: ctx.epoch,
+            maxSteps: input.max_steps,
+            workspace: ctx.workspace,
+            traceFile: input.trace_file,
+            traceId: input.trace_id,
+          rootSpanId: trial.rootSpanId,
+            baseUrl: input.openai_base_url,
+            apiKey: input.openai_api_key,
+            model: options.modelName,
+          },
+          options.secrets,
+        );
+        const result = await runAgentProcess({
+          argv: options.argv,
+          cwd: ctx.workspace,
+          env,
+          stdin: JSON.stringify(input) + '\n',
+          timeoutMs: trial.agentTimeoutMs,
+          signal: ctx.signal,
+        });
+        ctx.signal.throwIfAborted();
+        if (result.spawnError) throw new AgentSpawnError(`could not start ${options.argv[0]}: ${result.spawnError}`);
+        const traffic = trial.channel.close();
+        const outcome = result.timedOut ? 'timeout' : result.exitCode === 0 ? 'exited' : 'crash';
+        return assembleTrace({
+          taskId: task.id,
+          epoch: ctx.epoch,
+          traceId: input.trace_id,
+          rootSpanId: trial.rootSpanId,
+          model: options.model,
+          started: result.started,
+          ended: result.ended,
+          outcome,
+          ending: {
+            [AGENT_ATTR.exitCode]: result.exitCode,
+            [AGENT_ATTR.signal]: result.signal,
+            [AGENT_ATTR.stderrTail]: result.stderrTail.slice(-4000),
+            [AGENT_ATTR.stdoutBytes]: result.stdoutBytes,
+            [AGENT_ATTR.stdoutTruncated]: result.stdoutTruncated,
+            ...(outcome === 'timeout' ? { [AGENT_ATTR.problem]: `killed after ${trial.agentTimeoutMs} ms` } : {}),
+            ...(outcome === 'crash' ? { [AGENT_ATTR.problem]: result.signal ? `killed by ${result.signal}` : `exit code ${result.exitCode}` } : {}),
+          },
+          output: parseAgentOutput(result.stdout, result.stdoutTruncated),
+          traceFile: readTraceFile(input.trace_file),
+          traffic,
+          errorPatterns: options.errorPatterns,
+        });
+      } finally {
+        await trial.dispose();
+      }
+    },
+  };
+}

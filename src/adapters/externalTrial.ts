@@ -1,0 +1,62 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { CaptureProxy, TrialChannel } from '../capture/captureProxy.js';
+import type { ErrorPattern } from '../capture/trafficSpans.js';
+import { AGENT_INPUT_SCHEMA_VERSION, type AgentInput } from '../schema/agentIo.js';
+import type { Task } from '../schema/task.js';
+import type { ModelInfo } from '../schema/trace.js';
+import type { AdapterRunContext } from './types.js';
+
+/** What the command and HTTP adapters share: the proxy, the model label, limits and rules. */
+export interface ExternalAgentOptions {
+  proxy: CaptureProxy;
+  model: ModelInfo;
+  /** --model, passed on as OPENAI_MODEL. */
+  modelName: string | null;
+  /** The run's per-task time limit (a task's own timeout_ms wins). */
+  runTimeoutMs: number;
+  defaultMaxSteps: number;
+  errorPatterns: ErrorPattern[];
+}
+
+/** One trial of an external agent: its proxy path, W3C trace id, trace-file path and input. */
+export interface ExternalTrial {
+  channel: TrialChannel;
+  input: AgentInput;
+  /** The root span's id (16 hex), chosen up front so TRACEPARENT can name it. */
+  rootSpanId: string;
+  /** The agent's own limit: a little under the orchestrator's, so a hang is the agent's failure, not a run error. */
+  agentTimeoutMs: number;
+  dispose(): Promise<void>;
+}
+
+export async function openExternalTrial(task: Task, ctx: AdapterRunContext, options: ExternalAgentOptions): Promise<ExternalTrial> {
+  const limit = task.timeoutMs ?? options.runTimeoutMs;
+  const scratch = await mkdtemp(path.join(tmpdir(), 'tracegate-agent-'));
+  const channel = options.proxy.openTrial(task.id);
+  const input: AgentInput = {
+    schema_version: AGENT_INPUT_SCHEMA_VERSION,
+    task_id: task.id,
+    prompt: task.prompt ?? '',
+    epoch: ctx.epoch,
+    max_steps: task.maxSteps ?? options.defaultMaxSteps,
+    metadata: task.metadata ?? {},
+    workspace: ctx.workspace,
+    trace_file: path.join(scratch, 'trace.json'),
+    trace_id: randomBytes(16).toString('hex'),
+    openai_base_url: channel.baseUrl,
+    openai_api_key: channel.apiKey,
+  };
+  return {
+    channel,
+    input,
+    rootSpanId: randomBytes(8).toString('hex'),
+    agentTimeoutMs: Math.max(1, limit - Math.min(2_000, Math.max(250, Math.floor(limit * 0.2)))),
+    dispose: async () => {
+      channel.close();
+      await rm(scratch, { recursive: true, force: true }).catch(() => undefined);
+    },
+  };
+}

@@ -1,0 +1,52 @@
+/**
+ * The environment an external agent runs with. Built from an allow list plus the names the user
+ * passes with --agent-env, never from tracegate's whole environment; the real API key is never in it.
+ */
+export const ENV_ALLOW_LIST = ['PATH', 'HOME', 'USER', 'LOGNAME', 'LANG', 'LANGUAGE', 'LC_ALL', 'LC_CTYPE', 'TZ', 'TMPDIR', 'TERM', 'SYSTEMROOT'] as const;
+
+export interface TrialFacts {
+  taskId: string;
+  epoch: number;
+  maxSteps: number;
+  workspace: string;
+  traceFile: string;
+  traceId: string;
+  /** The trial's root span, the parent of anything an OpenTelemetry-instrumented agent exports. */
+  rootSpanId: string;
+  /** The trial's own capture-proxy path and dummy key. */
+  baseUrl: string;
+  apiKey: string;
+  /** The model named on the command line, if any, for agents that read OPENAI_MODEL. */
+  model: string | null;
+}
+
+/**
+ * One trial's environment. `secrets` are values that must never reach the agent (the upstream key):
+ * a variable carrying one is dropped even when asked for by name.
+ */
+export function trialEnvironment(
+  parent: NodeJS.ProcessEnv,
+  passNames: readonly string[],
+  facts: TrialFacts,
+  secrets: readonly string[],
+): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const name of [...ENV_ALLOW_LIST, ...passNames]) {
+    const value = parent[name];
+    if (value !== undefined && !secrets.some((s) => s && value.includes(s))) env[name] = value;
+  }
+  Object.assign(env, {
+    TRACEGATE: '1',
+    TRACEGATE_TASK_ID: facts.taskId,
+    TRACEGATE_EPOCH: String(facts.epoch),
+    TRACEGATE_MAX_STEPS: String(facts.maxSteps),
+    TRACEGATE_WORKSPACE: facts.workspace,
+    TRACEGATE_TRACE_FILE: facts.traceFile,
+    TRACEGATE_TRACE_ID: facts.traceId,
+    TRACEPARENT: `00-${facts.traceId}-${facts.rootSpanId}-01`,
+    OPENAI_BASE_URL: facts.baseUrl,
+    OPENAI_API_KEY: facts.apiKey,
+  });
+  if (facts.model) env['OPENAI_MODEL'] = facts.model;
+  return env;
+}

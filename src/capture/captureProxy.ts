@@ -1,0 +1,268 @@
+import { randomBytes } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { z } from 'zod';
+import { AGENT_RUN_ERROR } from '../adapters/runErrorCodes.js';
+import { ChatMessagesSchema, describeIssues } from '../schema/agentIo.js';
+import { requestHash } from '../schema/requestKey.js';
+import { ChunkAccumulator, completionBody, replyFromCompletion, SseParser, sseBody, type ChatReply } from './chatReply.js';
+import type { CassetteRecorder, CassetteReplay } from './cassetteStore.js';
+import type { Exchange, TrialTraffic } from './exchange.js';
+import { forwardUpstream, type Upstream } from './upstream.js';
+
+const MAX_REQUEST_BYTES = 32 * 1024 * 1024;
+
+const ChatRequestSchema = z.looseObject({
+  model: z.string().min(1),
+  messages: ChatMessagesSchema,
+  tools: z.array(z.looseObject({ function: z.looseObject({ name: z.string(), description: z.string().optional(), parameters: z.unknown() }) })).optional(),
+  temperature: z.number().nullable().optional(),
+  stream: z.boolean().nullable().optional(),
+  stream_options: z.looseObject({ include_usage: z.boolean().optional() }).nullable().optional(),
+});
+type ChatRequest = z.infer<typeof ChatRequestSchema>;
+
+export interface CaptureProxyOptions {
+  upstream: Upstream | null;
+  replay: CassetteReplay | null;
+  recorder: CassetteRecorder | null;
+}
+
+/** One trial's view of the proxy: its own base URL and dummy key, and the traffic seen on them. */
+export interface TrialChannel {
+  baseUrl: string;
+  apiKey: string;
+  /** Stops accepting calls on this trial's path and hands back what was seen. */
+  close(): TrialTraffic;
+}
+
+interface TrialState extends TrialTraffic {
+  taskId: string;
+  apiKey: string;
+  calls: number;
+  open: boolean;
+  controller: AbortController;
+}
+
+/**
+ * The capture proxy: a loopback OpenAI-compatible endpoint for one run. Every trial gets its own
+ * path `/t/<token>/v1` and a dummy key, so concurrent trials never mix and the real key stays here.
+ * It answers `POST …/chat/completions` (streaming and not) and `GET …/models` from the upstream,
+ * from cassettes, or, with neither, with an error that names task and step.
+ */
+export class CaptureProxy {
+  private server: Server | null = null;
+  private url = '';
+  private readonly trials = new Map<string, TrialState>();
+
+  constructor(private readonly options: CaptureProxyOptions) {}
+
+  async start(): Promise<void> {
+    this.server = createServer((req, res) => {
+      this.handle(req, res).catch((error: unknown) => {
+        if (!res.headersSent) sendError(res, 500, `tracegate capture proxy: ${(error as Error).message}`);
+        else res.destroy();
+      });
+    });
+    this.server.keepAliveTimeout = 5_000;
+    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
+    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  async close(): Promise<void> {
+    for (const trial of this.trials.values()) trial.controller.abort();
+    this.server?.closeAllConnections();
+    await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
+  }
+
+  openTrial(taskId: string): TrialChannel {
+    const token = randomBytes(12).toString('hex');
+    const state: TrialState = {
+      taskId,
+      apiKey: `tracegate-trial-${token}`,
+      calls: 0,
+      open: true,
+      exchanges: [],
+      runError: null,
+      controller: new AbortController(),
+    };
+    this.trials.set(token, state);
+    return {
+      baseUrl: `${this.url}/t/${token}/v1`,
+      apiKey: state.apiKey,
+      close: () => {
+        state.open = false;
+        state.controller.abort();
+        this.trials.delete(token);
+        return { exchanges: state.exchanges, runError: state.runError };
+      },
+    };
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const match = /^\/t\/([0-9a-f]{24})(\/.*)?$/.exec((req.url ?? '').split('?')[0]!);
+    const trial = match ? this.trials.get(match[1]!) : undefined;
+    if (!trial || !trial.open) return void sendError(res, 404, 'tracegate capture proxy: unknown or finished trial path');
+    const auth = req.headers['authorization'];
+    if (auth !== undefined && auth !== `Bearer ${trial.apiKey}`) {
+      return void sendError(res, 401, 'tracegate capture proxy: this is not the key of this trial (OPENAI_API_KEY)');
+    }
+    const route = (match![2] ?? '/').replace(/\/+$/, '');
+    if (req.method === 'GET' && route.endsWith('/models')) return this.models(trial, res);
+    if (req.method === 'POST' && route.endsWith('/chat/completions')) return this.chat(trial, req, res);
+    return void sendError(res, 404, `tracegate capture proxy: ${req.method} ${route} is not proxied (only POST chat/completions and GET models)`);
+  }
+
+  private async models(trial: TrialState, res: ServerResponse): Promise<void> {
+    const { upstream, replay } = this.options;
+    if (upstream) {
+      try {
+        const response = await forwardUpstream(upstream, '/models', { method: 'GET', signal: trial.controller.signal });
+        res.writeHead(response.status, { 'content-type': response.headers.get('content-type') ?? 'application/json' });
+        res.end(Buffer.from(await response.arrayBuffer()));
+      } catch (error) {
+        sendError(res, 502, `tracegate capture proxy: models: ${(error as Error).message}`);
+      }
+      return;
+    }
+    const ids = replay ? replay.models(trial.taskId) : [];
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ object: 'list', data: ids.map((id) => ({ id, object: 'model', created: 0, owned_by: 'tracegate-cassette' })) }));
+  }
+
+  private async chat(trial: TrialState, req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const raw = await readBody(req);
+    if (raw === null) return void sendError(res, 413, `tracegate capture proxy: request over ${MAX_REQUEST_BYTES} bytes`);
+    let parsed: ChatRequest;
+    try {
+      const result = ChatRequestSchema.safeParse(JSON.parse(raw));
+      if (!result.success) return void sendError(res, 400, `tracegate capture proxy: not a chat-completions request: ${describeIssues(result.error)}`);
+      parsed = result.data;
+    } catch (error) {
+      return void sendError(res, 400, `tracegate capture proxy: request body is not JSON: ${(error as Error).message}`);
+    }
+    const step = ++trial.calls;
+    const exchange: Exchange = {
+      index: step,
+      started: new Date().toISOString(),
+      ended: '',
+      model: parsed.model,
+      messages: parsed.messages,
+      toolNames: (parsed.tools ?? []).map((t) => t.function.name),
+      streamed: parsed.stream === true,
+      source: 'none',
+      reply: null,
+      error: null,
+    };
+    trial.exchanges.push(exchange);
+    const fail = (code: string, message: string) => {
+      const full = `task ${trial.taskId}, step ${step}: ${message}`;
+      trial.runError ??= { code, message: full };
+      exchange.error = full;
+      // x-should-retry: the openai clients would otherwise retry a fault no retry can fix.
+      sendError(res, 502, `tracegate: ${full}`, { 'x-should-retry': 'false' });
+    };
+    const hash = requestHash(parsed);
+    const { replay, upstream, recorder } = this.options;
+    try {
+      if (replay) {
+        const found = replay.find(trial.taskId, hash, step);
+        if (typeof found === 'string') return fail(AGENT_RUN_ERROR.CASSETTE_MISS, found);
+        exchange.source = 'replayed';
+        exchange.reply = found;
+        return void sendReply(res, found, parsed, step);
+      }
+      if (!upstream) {
+        return fail(AGENT_RUN_ERROR.NO_MODEL, 'the agent called a model, but this run has none: pass --base-url URL (or OPENAI_BASE_URL) for a live endpoint, or --cassettes DIR to replay');
+      }
+      exchange.source = 'live';
+      const response = await forwardUpstream(upstream, '/chat/completions', { method: 'POST', body: raw, signal: trial.controller.signal });
+      if (!response.ok) {
+        const text = await response.text();
+        if (response.status >= 500 || response.status === 429 || response.status === 408) {
+          return fail(AGENT_RUN_ERROR.PROVIDER_ERROR, `upstream answered HTTP ${response.status} after retries: ${text.slice(0, 300)}`);
+        }
+        // A 4xx is the agent's own request being refused: pass it on and let the agent deal with it.
+        exchange.error = `upstream answered HTTP ${response.status}: ${text.slice(0, 300)}`;
+        res.writeHead(response.status, { 'content-type': response.headers.get('content-type') ?? 'application/json' }).end(text);
+        return;
+      }
+      const reply = (response.headers.get('content-type') ?? '').includes('text/event-stream')
+        ? await pipeStream(response, res)
+        : await passCompletion(response, res);
+      exchange.reply = reply;
+      recorder?.add(trial.taskId, hash, parsed.model, reply);
+    } catch (error) {
+      if (trial.controller.signal.aborted) return void res.destroy();
+      if (res.headersSent) {
+        exchange.error = `stream broke: ${(error as Error).message}`;
+        trial.runError ??= { code: AGENT_RUN_ERROR.PROVIDER_ERROR, message: `task ${trial.taskId}, step ${step}: ${exchange.error}` };
+        return void res.destroy();
+      }
+      return fail(AGENT_RUN_ERROR.PROVIDER_ERROR, (error as Error).message);
+    } finally {
+      exchange.ended = new Date().toISOString();
+    }
+  }
+}
+
+function sendError(res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { 'content-type': 'application/json', ...headers });
+  res.end(JSON.stringify({ error: { message, type: 'tracegate_proxy_error', code: null, param: null } }));
+}
+
+function readBody(req: IncomingMessage): Promise<string | null> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= MAX_REQUEST_BYTES) chunks.push(chunk);
+    });
+    req.on('end', () => resolve(size > MAX_REQUEST_BYTES ? null : Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+function sendReply(res: ServerResponse, reply: ChatReply, request: ChatRequest, step: number): void {
+  const id = `chatcmpl-tracegate-${step}`;
+  const created = Math.floor(Date.now() / 1000);
+  if (request.stream) {
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+    res.end(sseBody(reply, id, created, request.stream_options?.include_usage === true));
+  } else {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(completionBody(reply, id, created)));
+  }
+}
+
+/** Streams the upstream's SSE bytes to the agent as they come, folding the chunks into one reply. */
+async function pipeStream(response: Response, res: ServerResponse): Promise<ChatReply> {
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  const parser = new SseParser();
+  const accumulator = new ChunkAccumulator();
+  const decoder = new TextDecoder();
+  for await (const bytes of response.body as unknown as AsyncIterable<Uint8Array>) {
+    res.write(bytes);
+    parser.push(decoder.decode(bytes, { stream: true }), (data) => {
+      if (data === '[DONE]') return;
+      try {
+        accumulator.add(JSON.parse(data));
+      } catch {
+        // A malformed chunk is passed on untouched; the agent's client decides what it means.
+      }
+    });
+  }
+  res.end();
+  return accumulator.reply();
+}
+
+async function passCompletion(response: Response, res: ServerResponse): Promise<ChatReply> {
+  const text = await response.text();
+  res.writeHead(200, { 'content-type': 'application/json' }).end(text);
+  try {
+    return replyFromCompletion(JSON.parse(text));
+  } catch {
+    return { model: null, content: null, refusal: null, toolCalls: [], usage: null, finishReason: null };
+  }
+}

@@ -1,0 +1,185 @@
+import type { CassetteResponse } from '../schema/cassette.js';
+
+/**
+ * One model reply as the capture proxy saw it, whether it came as a chat completion, as an SSE
+ * stream of chunks, or from a cassette. Untrusted: every field read defensively.
+ */
+export interface ChatReply {
+  model: string | null;
+  content: string | null;
+  refusal: string | null;
+  toolCalls: Array<{ id: string; name: string; arguments: string }>;
+  usage: { input_tokens: number; output_tokens: number } | null;
+  finishReason: string | null;
+}
+
+type Json = Record<string, unknown>;
+const obj = (v: unknown): Json => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Json) : {});
+const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
+const num = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? Math.floor(v) : 0);
+
+function usageOf(v: unknown): ChatReply['usage'] {
+  if (!v || typeof v !== 'object') return null;
+  const u = obj(v);
+  return { input_tokens: num(u['prompt_tokens']), output_tokens: num(u['completion_tokens']) };
+}
+
+/** A non-streaming `chat.completion` body. */
+export function replyFromCompletion(body: unknown): ChatReply {
+  const b = obj(body);
+  const choice = obj(Array.isArray(b['choices']) ? b['choices'][0] : undefined);
+  const message = obj(choice['message']);
+  const calls = Array.isArray(message['tool_calls']) ? message['tool_calls'] : [];
+  return {
+    model: str(b['model']),
+    content: str(message['content']),
+    refusal: str(message['refusal']),
+    toolCalls: calls.map((c, i) => {
+      const call = obj(c);
+      const fn = obj(call['function']);
+      return { id: str(call['id']) ?? `call_${i + 1}`, name: str(fn['name']) ?? '', arguments: str(fn['arguments']) ?? '' };
+    }),
+    usage: usageOf(b['usage']),
+    finishReason: str(choice['finish_reason']),
+  };
+}
+
+/**
+ * Folds `chat.completion.chunk` objects into one reply: content and argument fragments are
+ * concatenated, tool calls are keyed by their `index`, the id and name arrive in the first fragment,
+ * and with `stream_options.include_usage` a last chunk with no choices carries the usage.
+ */
+export class ChunkAccumulator {
+  private model: string | null = null;
+  private content: string | null = null;
+  private refusal: string | null = null;
+  private finishReason: string | null = null;
+  private usage: ChatReply['usage'] = null;
+  private readonly calls = new Map<number, { id: string; name: string; arguments: string }>();
+
+  add(chunk: unknown): void {
+    const c = obj(chunk);
+    this.model ??= str(c['model']);
+    if (c['usage']) this.usage = usageOf(c['usage']);
+    const choices = Array.isArray(c['choices']) ? c['choices'] : [];
+    for (const raw of choices) {
+      const choice = obj(raw);
+      if (num(choice['index']) !== 0) continue;
+      const delta = obj(choice['delta']);
+      const text = str(delta['content']);
+      if (text !== null) this.content = (this.content ?? '') + text;
+      const refusal = str(delta['refusal']);
+      if (refusal !== null) this.refusal = (this.refusal ?? '') + refusal;
+      for (const rawCall of Array.isArray(delta['tool_calls']) ? delta['tool_calls'] : []) {
+        const call = obj(rawCall);
+        const index = num(call['index']);
+        const fn = obj(call['function']);
+        const entry = this.calls.get(index) ?? { id: '', name: '', arguments: '' };
+        entry.id ||= str(call['id']) ?? '';
+        entry.name += str(fn['name']) ?? '';
+        entry.arguments += str(fn['arguments']) ?? '';
+        this.calls.set(index, entry);
+      }
+      this.finishReason = str(choice['finish_reason']) ?? this.finishReason;
+    }
+  }
+
+  reply(): ChatReply {
+    const toolCalls = [...this.calls.entries()]
+      .sort(([a], [b]) => a - b)
+      .map(([index, c]) => ({ ...c, id: c.id || `call_${index + 1}` }));
+    return { model: this.model, content: this.content, refusal: this.refusal, toolCalls, usage: this.usage, finishReason: this.finishReason };
+  }
+}
+
+/** Splits an SSE byte stream into the payloads of its `data:` fields, one per event. */
+export class SseParser {
+  private buffer = '';
+
+  push(text: string, onData: (data: string) => void): void {
+    this.buffer += text.replace(/\r\n?/g, '\n');
+    let cut: number;
+    while ((cut = this.buffer.indexOf('\n\n')) >= 0) {
+      const event = this.buffer.slice(0, cut);
+      this.buffer = this.buffer.slice(cut + 2);
+      const data = event
+        .split('\n')
+        .filter((line) => line.startsWith('data:'))
+        .map((line) => line.slice(5).replace(/^ /, ''))
+        .join('\n');
+      if (data) onData(data);
+    }
+  }
+}
+
+export function replyFromCassette(response: CassetteResponse, model: string): ChatReply {
+  return {
+    model,
+    content: response.content,
+    refusal: response.refusal,
+    toolCalls: response.tool_calls.map((c, i) => ({
+      id: c.id ?? `call_${i + 1}`,
+      name: c.name,
+      arguments: typeof c.arguments === 'string' ? c.arguments : JSON.stringify(c.arguments),
+    })),
+    usage: response.usage ?? null,
+    finishReason: response.tool_calls.length ? 'tool_calls' : 'stop',
+  };
+}
+
+export function cassetteResponseOf(reply: ChatReply): CassetteResponse {
+  return {
+    content: reply.content,
+    refusal: reply.refusal,
+    tool_calls: reply.toolCalls.map((c) => ({ id: c.id, name: c.name, arguments: c.arguments })),
+    ...(reply.usage ? { usage: reply.usage } : {}),
+  };
+}
+
+const openAiUsage = (u: NonNullable<ChatReply['usage']>) => ({
+  prompt_tokens: u.input_tokens,
+  completion_tokens: u.output_tokens,
+  total_tokens: u.input_tokens + u.output_tokens,
+});
+
+/** A replayed reply as a `chat.completion` body. */
+export function completionBody(reply: ChatReply, id: string, created: number): Json {
+  return {
+    id,
+    object: 'chat.completion',
+    created,
+    model: reply.model ?? 'replayed',
+    choices: [
+      {
+        index: 0,
+        message: {
+          role: 'assistant',
+          content: reply.content,
+          refusal: reply.refusal,
+          ...(reply.toolCalls.length
+            ? { tool_calls: reply.toolCalls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } })) }
+            : {}),
+        },
+        logprobs: null,
+        finish_reason: reply.finishReason ?? 'stop',
+      },
+    ],
+    usage: reply.usage ? openAiUsage(reply.usage) : null,
+  };
+}
+
+/** A replayed reply as the SSE stream an OpenAI endpoint would have sent, ending in `data: [DONE]`. */
+export function sseBody(reply: ChatReply, id: string, created: number, includeUsage: boolean): string {
+  const base = { id, object: 'chat.completion.chunk', created, model: reply.model ?? 'replayed' };
+  const chunk = (delta: Json, finish: string | null) => ({ ...base, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }] });
+  const chunks: Json[] = [chunk({ role: 'assistant', content: '' }, null)];
+  if (reply.content) chunks.push(chunk({ content: reply.content }, null));
+  if (reply.refusal) chunks.push(chunk({ refusal: reply.refusal }, null));
+  reply.toolCalls.forEach((c, index) => {
+    chunks.push(chunk({ tool_calls: [{ index, id: c.id, type: 'function', function: { name: c.name, arguments: '' } }] }, null));
+    if (c.arguments) chunks.push(chunk({ tool_calls: [{ index, function: { arguments: c.arguments } }] }, null));
+  });
+  chunks.push(chunk({}, reply.finishReason ?? 'stop'));
+  if (includeUsage) chunks.push({ ...base, choices: [], usage: reply.usage ? openAiUsage(reply.usage) : null });
+  return chunks.map((c) => `data: ${JSON.stringify(c)}\n\n`).join('') + 'data: [DONE]\n\n';
+}
