@@ -1,3 +1,4 @@
+import { TracegateError } from '../../src/schema/runError.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
@@ -21,8 +22,10 @@ export interface McpToolset {
   close(): Promise<void>;
 }
 
-export class McpConnectError extends Error {
-  readonly code = 'MCP_CONNECT';
+export class McpConnectError extends TracegateError {
+  constructor(message: string) {
+    super('MCP_CONNECT', message);
+  }
 }
 
 /**

@@ -1,3 +1,4 @@
+import { TracegateError } from '../../src/schema/runError.js';
 import { probeBubblewrap, type SandboxMode } from './runCommand.js';
 
 /** What a run asks for: a mode, or `auto` (bubblewrap when it works here, else the process group). */
@@ -11,8 +12,10 @@ export interface SandboxChoice {
   reason: string;
 }
 
-export class SandboxUnavailableError extends Error {
-  readonly code = 'SANDBOX_UNAVAILABLE';
+export class SandboxUnavailableError extends TracegateError {
+  constructor(message: string) {
+    super('ADAPTER_CONFIG', message);
+  }
 }
 
 /** Resolves a request once per run; `bwrap` where bubblewrap cannot run is an error, never a fallback. */

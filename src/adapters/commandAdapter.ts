@@ -1,3 +1,4 @@
+import { TracegateError } from '../schema/runError.js';
 import { AGENT_ATTR } from '../schema/agentIo.js';
 import type { Task } from '../schema/task.js';
 import type { Trace } from '../schema/trace.js';
@@ -18,8 +19,10 @@ export interface CommandAdapterOptions extends ExternalAgentOptions {
   secrets: string[];
 }
 
-export class AgentSpawnError extends Error {
-  readonly code = AGENT_RUN_ERROR.AGENT_SPAWN_FAILED;
+export class AgentSpawnError extends TracegateError {
+  constructor(message: string) {
+    super(AGENT_RUN_ERROR.AGENT_SPAWN_FAILED, message);
+  }
 }
 
 /** Any program as the system under test: agent-input/v1 on stdin, the answer on stdout. */

@@ -9,6 +9,7 @@ import {
   defaultApprover,
   defaultPolicyPath,
   chooseSandbox,
+  SANDBOX_REQUESTS,
   loadPolicy,
   SandboxUnavailableError,
   runAgent,
@@ -45,7 +46,7 @@ export interface HarnessAdapterOptions {
 
 export { AdapterConfigError };
 /** What the rest of src/ may know of the harness: its settings type and its model error. */
-export { ModelError, type HarnessSettings, type SandboxRequest };
+export { ModelError, SANDBOX_REQUESTS, type HarnessSettings, type SandboxRequest };
 export type { McpServerSpec } from '../schema/mcpServer.js';
 
 function buildModel(options: HarnessAdapterOptions): Model {

@@ -1,3 +1,4 @@
+import { TracegateError } from '../schema/runError.js';
 import { retryDelayMs } from '../capture/upstream.js';
 import { AGENT_ATTR, type AgentOutcome } from '../schema/agentIo.js';
 import type { Task } from '../schema/task.js';
@@ -17,8 +18,10 @@ export interface HttpAdapterOptions extends ExternalAgentOptions {
   headers: Record<string, string>;
 }
 
-export class AgentUnreachableError extends Error {
-  readonly code = AGENT_RUN_ERROR.AGENT_UNREACHABLE;
+export class AgentUnreachableError extends TracegateError {
+  constructor(message: string) {
+    super(AGENT_RUN_ERROR.AGENT_UNREACHABLE, message);
+  }
 }
 
 const retryable = (status: number) => status === 429 || status >= 500;

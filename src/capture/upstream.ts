@@ -1,3 +1,4 @@
+import { TracegateError } from '../schema/runError.js';
 /**
  * The capture proxy's one way out to the real model endpoint, with the key tracegate holds. Kept in
  * one small module so a shared provider client (retries, adaptive concurrency) can replace it.
@@ -13,10 +14,9 @@ export interface Upstream {
 export const UPSTREAM_RETRIES = 2;
 const MAX_RETRY_WAIT_MS = 20_000;
 
-export class UpstreamError extends Error {
+export class UpstreamError extends TracegateError {
   constructor(message: string, readonly status: number | null) {
-    super(message);
-    this.name = 'UpstreamError';
+    super('PROVIDER_ERROR', message);
   }
 }
 

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { Option, type Command } from 'commander';
-import { SANDBOX_REQUESTS, type SandboxRequest } from '../../harness/index.js';
+import { SANDBOX_REQUESTS, type SandboxRequest } from '../adapters/harnessAdapter.js';
 import type { Adapter } from '../adapters/types.js';
 import type { McpServerSpec } from '../schema/mcpServer.js';
 import { createAdapter } from '../adapters/createAdapter.js';

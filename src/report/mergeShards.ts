@@ -1,3 +1,4 @@
+import { TracegateError } from '../schema/runError.js';
 import { buildReport } from './buildReport.js';
 import type { RunInfo, RunReport, TaskResult } from '../schema/report.js';
 
@@ -7,11 +8,9 @@ export interface ShardOutput {
   report: RunReport;
 }
 
-export class MergeError extends Error {
-  readonly code = 'MERGE_INVALID';
+export class MergeError extends TracegateError {
   constructor(message: string) {
-    super(message);
-    this.name = 'MergeError';
+    super('MERGE_INVALID', message);
   }
 }
 

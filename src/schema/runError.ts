@@ -17,6 +17,8 @@ export const RUN_ERROR_CODES = [
   'AGENT_UNREACHABLE',
   /** The agent command could not be started at all. */
   'AGENT_SPAWN_FAILED',
+  /** An MCP server the harness was given could not be started or listed. */
+  'MCP_CONNECT',
   'TRACE_INVALID',
   'NO_TRACE',
   /** An external agent's trace records an error of its own (its code is kept in the message). */
@@ -27,6 +29,7 @@ export const RUN_ERROR_CODES = [
   'FILE_INVALID',
   'CASSETTE_INVALID',
   'ADAPTER_CONFIG',
+  'MERGE_INVALID',
   // The run could not go on (exit 3).
   'COULD_NOT_RUN',
 ] as const;
@@ -50,6 +53,7 @@ export const BAD_INPUT_CODES: ReadonlySet<RunErrorCode> = new Set([
   'FILE_INVALID',
   'CASSETTE_INVALID',
   'ADAPTER_CONFIG',
+  'MERGE_INVALID',
 ]);
 
 /** The one base of tracegate's errors: a stable `code` that the CLI and the report read. */
