@@ -1,10 +1,8 @@
-import { cp, mkdtemp, realpath, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import pLimit from 'p-limit';
 import type { Adapter } from '../adapters/types.js';
 import type { Task } from '../schema/task.js';
 import type { Trace } from '../schema/trace.js';
+import { TrialWorkspaces } from './trialWorkspaces.js';
 
 /** One run of one task in one epoch, as the orchestrator saw it; it never looks inside the trace. */
 export interface TrialOutcome {
@@ -29,13 +27,7 @@ export interface OrchestrateOptions {
 
 class TaskTimeout extends Error {}
 
-async function freshWorkspace(task: Task): Promise<string> {
-  const dir = await mkdtemp(path.join(tmpdir(), `tracegate-${task.id.slice(0, 40)}-`));
-  if (task.workspace) await cp(task.workspace, dir, { recursive: true, verbatimSymlinks: true });
-  return realpath(dir);
-}
-
-async function runTrial(adapter: Adapter, task: Task, epoch: number, options: OrchestrateOptions): Promise<TrialOutcome> {
+async function runTrial(adapter: Adapter, task: Task, epoch: number, options: OrchestrateOptions, workspaces: TrialWorkspaces): Promise<TrialOutcome> {
   const started = performance.now();
   const timeoutMs = task.timeoutMs ?? options.timeoutMs;
   const controller = new AbortController();
@@ -44,7 +36,7 @@ async function runTrial(adapter: Adapter, task: Task, epoch: number, options: Or
   let timer: NodeJS.Timeout | undefined;
   let workspace: string | null = null;
   try {
-    workspace = await freshWorkspace(task);
+    workspace = await workspaces.create(task);
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
         controller.abort(new TaskTimeout());
@@ -61,7 +53,7 @@ async function runTrial(adapter: Adapter, task: Task, epoch: number, options: Or
   } finally {
     clearTimeout(timer);
     options.signal.removeEventListener('abort', abortFromRun);
-    if (workspace) await rm(workspace, { recursive: true, force: true }).catch(() => undefined);
+    if (workspace) await workspaces.remove(workspace);
   }
 }
 
@@ -71,6 +63,7 @@ async function runTrial(adapter: Adapter, task: Task, epoch: number, options: Or
  */
 export async function orchestrate(adapter: Adapter, tasks: Task[], options: OrchestrateOptions): Promise<void> {
   const limit = pLimit(options.concurrency);
+  const workspaces = new TrialWorkspaces();
   const jobs: Array<Promise<void>> = [];
   for (let epoch = 0; epoch < options.epochs; epoch++) {
     for (const task of tasks) {
@@ -78,12 +71,16 @@ export async function orchestrate(adapter: Adapter, tasks: Task[], options: Orch
       jobs.push(
         limit(async () => {
           if (options.signal.aborted) return;
-          const outcome = await runTrial(adapter, task, epoch, options);
+          const outcome = await runTrial(adapter, task, epoch, options, workspaces);
           if (outcome.error?.code === 'INTERRUPTED') return;
           await options.onTrial(outcome);
         }),
       );
     }
   }
-  await Promise.all(jobs);
+  try {
+    await Promise.all(jobs);
+  } finally {
+    await workspaces.dispose();
+  }
 }
