@@ -35,6 +35,7 @@ async function runTrial(adapter: Adapter, task: Task, epoch: number, options: Or
   options.signal.addEventListener('abort', abortFromRun, { once: true });
   let timer: NodeJS.Timeout | undefined;
   let workspace: string | null = null;
+  let finished = false;
   try {
     workspace = await workspaces.create(task);
     const timeout = new Promise<never>((_, reject) => {
@@ -44,6 +45,7 @@ async function runTrial(adapter: Adapter, task: Task, epoch: number, options: Or
       }, timeoutMs);
     });
     const trace = await Promise.race([adapter.run(task, { workspace, epoch, signal: controller.signal }), timeout]);
+    finished = true;
     return { task, epoch, trace, error: null, durationMs: performance.now() - started };
   } catch (error) {
     const code = error instanceof TaskTimeout ? 'TASK_TIMEOUT' : options.signal.aborted ? 'INTERRUPTED' : 'ADAPTER_CRASH';
@@ -53,7 +55,7 @@ async function runTrial(adapter: Adapter, task: Task, epoch: number, options: Or
   } finally {
     clearTimeout(timer);
     options.signal.removeEventListener('abort', abortFromRun);
-    if (workspace) await workspaces.remove(workspace);
+    if (workspace) await workspaces.release(workspace, finished);
   }
 }
 

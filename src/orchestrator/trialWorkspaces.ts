@@ -1,31 +1,56 @@
-import { cp, mkdir, mkdtemp, realpath, rm, rmdir } from 'node:fs/promises';
+import { cp, lstat, mkdir, mkdtemp, readdir, realpath, rm, rmdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Task } from '../schema/task.js';
 
 /**
- * The fresh folder each trial runs in, all under one temporary root per run. The root is made and
- * resolved (realpath) once, so a trial costs one mkdir (plus the copy of its fixture), and a trial
- * that wrote nothing is removed with one rmdir; a killed run leaves one folder, not thousands.
+ * The fresh folder each trial runs in, all under one temporary root per run (a killed run leaves one
+ * folder, not thousands). The root is made and resolved (realpath) once. Folder creation and removal
+ * are journaled metadata writes and cost more than a model request's CPU on a busy disk, so a
+ * folder that a finished trial left exactly as it got it (empty, same mode) is handed to the next
+ * trial instead of being removed and made again: to the next trial it is the same empty folder.
  */
 export class TrialWorkspaces {
   private root: Promise<string> | null = null;
   private seq = 0;
+  private readonly free: string[] = [];
+  private mode: number | null = null;
 
   private rootDir(): Promise<string> {
     this.root ??= mkdtemp(path.join(tmpdir(), 'tracegate-run-')).then((dir) => realpath(dir));
     return this.root;
   }
 
-  /** A new empty folder, or a copy of the task's workspace (symlinks kept as links); a real path. */
+  private async fresh(): Promise<string> {
+    const dir = path.join(await this.rootDir(), String(++this.seq));
+    await mkdir(dir, { mode: 0o700 });
+    this.mode ??= (await lstat(dir)).mode;
+    return dir;
+  }
+
+  /** An empty folder, or a copy of the task's workspace (symlinks kept as links); a real path. */
   async create(task: Task): Promise<string> {
-    const dir = path.join(await this.rootDir(), `${++this.seq}-${task.id.slice(0, 40)}`);
-    await mkdir(dir);
+    const dir = this.free.pop() ?? (await this.fresh());
     if (task.workspace) await cp(task.workspace, dir, { recursive: true, verbatimSymlinks: true });
     return dir;
   }
 
-  async remove(dir: string): Promise<void> {
+  /**
+   * Done with a trial's folder. `reusable`: the trial ended on its own (no timeout, crash or
+   * interruption), so nothing of it can still be running there.
+   */
+  async release(dir: string, reusable: boolean): Promise<void> {
+    if (reusable) {
+      try {
+        const [stat, entries] = await Promise.all([lstat(dir), readdir(dir)]);
+        if (stat.isDirectory() && entries.length === 0 && stat.mode === this.mode) {
+          this.free.push(dir);
+          return;
+        }
+      } catch {
+        // gone or unreadable: removed below
+      }
+    }
     try {
       await rmdir(dir);
     } catch {
@@ -33,11 +58,12 @@ export class TrialWorkspaces {
     }
   }
 
-  /** Removes the root and anything a timed-out trial left behind. */
+  /** Removes the root: the free folders and anything a timed-out trial left behind. */
   async dispose(): Promise<void> {
     if (!this.root) return;
     const root = await this.root.catch(() => null);
     this.root = null;
+    this.free.length = 0;
     if (root) await rm(root, { recursive: true, force: true }).catch(() => undefined);
   }
 }
