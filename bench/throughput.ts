@@ -133,4 +133,5 @@ async function main(): Promise<void> {
   }
 }
 
-await main();
+const only = process.env['BENCH_ONLY'];
+if (!only || only === 'throughput') await main();
