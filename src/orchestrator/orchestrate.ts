@@ -27,12 +27,20 @@ export interface OrchestrateOptions {
 
 class TaskTimeout extends Error {}
 
-async function runTrial(adapter: Adapter, task: Task, epoch: number, options: OrchestrateOptions, workspaces: TrialWorkspaces): Promise<TrialOutcome> {
+/** What the trials of one orchestrate() call share. */
+interface RunScope {
+  workspaces: TrialWorkspaces;
+  /** Controllers of the trials in flight: one listener on the run's signal aborts them all. */
+  inFlight: Set<AbortController>;
+}
+
+async function runTrial(adapter: Adapter, task: Task, epoch: number, options: OrchestrateOptions, scope: RunScope): Promise<TrialOutcome> {
+  const { workspaces, inFlight } = scope;
   const started = performance.now();
   const timeoutMs = task.timeoutMs ?? options.timeoutMs;
   const controller = new AbortController();
-  const abortFromRun = () => controller.abort(options.signal.reason);
-  options.signal.addEventListener('abort', abortFromRun, { once: true });
+  if (options.signal.aborted) controller.abort(options.signal.reason);
+  inFlight.add(controller);
   let timer: NodeJS.Timeout | undefined;
   let workspace: string | null = null;
   let finished = false;
@@ -54,7 +62,7 @@ async function runTrial(adapter: Adapter, task: Task, epoch: number, options: Or
     return { task, epoch, trace: null, error: { code, message }, durationMs: performance.now() - started };
   } finally {
     clearTimeout(timer);
-    options.signal.removeEventListener('abort', abortFromRun);
+    inFlight.delete(controller);
     if (workspace) await workspaces.release(workspace, finished);
   }
 }
@@ -65,7 +73,11 @@ async function runTrial(adapter: Adapter, task: Task, epoch: number, options: Or
  */
 export async function orchestrate(adapter: Adapter, tasks: Task[], options: OrchestrateOptions): Promise<void> {
   const limit = pLimit(options.concurrency);
-  const workspaces = new TrialWorkspaces();
+  const scope: RunScope = { workspaces: new TrialWorkspaces(), inFlight: new Set() };
+  // One listener for the run, not one per trial: no MaxListenersExceededWarning above -j 10, and
+  // no linear scan of the listener list for every trial.
+  const abortAll = () => scope.inFlight.forEach((c) => c.abort(options.signal.reason));
+  options.signal.addEventListener('abort', abortAll, { once: true });
   const jobs: Array<Promise<void>> = [];
   for (let epoch = 0; epoch < options.epochs; epoch++) {
     for (const task of tasks) {
@@ -73,7 +85,7 @@ export async function orchestrate(adapter: Adapter, tasks: Task[], options: Orch
       jobs.push(
         limit(async () => {
           if (options.signal.aborted) return;
-          const outcome = await runTrial(adapter, task, epoch, options, workspaces);
+          const outcome = await runTrial(adapter, task, epoch, options, scope);
           if (outcome.error?.code === 'INTERRUPTED') return;
           await options.onTrial(outcome);
         }),
@@ -83,6 +95,7 @@ export async function orchestrate(adapter: Adapter, tasks: Task[], options: Orch
   try {
     await Promise.all(jobs);
   } finally {
-    await workspaces.dispose();
+    options.signal.removeEventListener('abort', abortAll);
+    await scope.workspaces.dispose();
   }
 }
