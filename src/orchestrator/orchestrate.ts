@@ -27,20 +27,12 @@ export interface OrchestrateOptions {
 
 class TaskTimeout extends Error {}
 
-/** What the trials of one orchestrate() call share. */
-interface RunScope {
-  workspaces: TrialWorkspaces;
-  /** Controllers of the trials in flight: one listener on the run's signal aborts them all. */
-  inFlight: Set<AbortController>;
-}
-
-async function runTrial(adapter: Adapter, task: Task, epoch: number, options: OrchestrateOptions, scope: RunScope): Promise<TrialOutcome> {
-  const { workspaces, inFlight } = scope;
+async function runTrial(adapter: Adapter, task: Task, epoch: number, options: OrchestrateOptions, workspaces: TrialWorkspaces): Promise<TrialOutcome> {
   const started = performance.now();
   const timeoutMs = task.timeoutMs ?? options.timeoutMs;
   const controller = new AbortController();
-  if (options.signal.aborted) controller.abort(options.signal.reason);
-  inFlight.add(controller);
+  const abortFromRun = () => controller.abort(options.signal.reason);
+  options.signal.addEventListener('abort', abortFromRun, { once: true });
   let timer: NodeJS.Timeout | undefined;
   let workspace: string | null = null;
   let finished = false;
@@ -62,7 +54,7 @@ async function runTrial(adapter: Adapter, task: Task, epoch: number, options: Or
     return { task, epoch, trace: null, error: { code, message }, durationMs: performance.now() - started };
   } finally {
     clearTimeout(timer);
-    inFlight.delete(controller);
+    options.signal.removeEventListener('abort', abortFromRun);
     if (workspace) await workspaces.release(workspace, finished);
   }
 }
@@ -73,11 +65,7 @@ async function runTrial(adapter: Adapter, task: Task, epoch: number, options: Or
  */
 export async function orchestrate(adapter: Adapter, tasks: Task[], options: OrchestrateOptions): Promise<void> {
   const limit = pLimit(options.concurrency);
-  const scope: RunScope = { workspaces: new TrialWorkspaces(), inFlight: new Set() };
-  // One listener for the run, not one per trial: no MaxListenersExceededWarning above -j 10, and
-  // no linear scan of the listener list for every trial.
-  const abortAll = () => scope.inFlight.forEach((c) => c.abort(options.signal.reason));
-  options.signal.addEventListener('abort', abortAll, { once: true });
+  const workspaces = new TrialWorkspaces();
   const jobs: Array<Promise<void>> = [];
   for (let epoch = 0; epoch < options.epochs; epoch++) {
     for (const task of tasks) {
@@ -85,7 +73,7 @@ export async function orchestrate(adapter: Adapter, tasks: Task[], options: Orch
       jobs.push(
         limit(async () => {
           if (options.signal.aborted) return;
-          const outcome = await runTrial(adapter, task, epoch, options, scope);
+          const outcome = await runTrial(adapter, task, epoch, options, workspaces);
           if (outcome.error?.code === 'INTERRUPTED') return;
           await options.onTrial(outcome);
         }),
@@ -95,7 +83,6 @@ export async function orchestrate(adapter: Adapter, tasks: Task[], options: Orch
   try {
     await Promise.all(jobs);
   } finally {
-    options.signal.removeEventListener('abort', abortAll);
-    await scope.workspaces.dispose();
+    await workspaces.dispose();
   }
 }
