@@ -20,9 +20,6 @@ export function findTool(name: string): Tool | undefined {
   return Object.hasOwn(TOOLS, name) ? (TOOLS[name as ToolName] as unknown as Tool) : undefined;
 }
 
-type Descriptions = Partial<Record<string, string>>;
-type ParameterDescriptions = Partial<Record<string, Record<string, string>>>;
-
 function deepFreeze<T>(value: T): T {
   if (value && typeof value === 'object' && !Object.isFrozen(value)) {
     Object.freeze(value);
@@ -31,7 +28,7 @@ function deepFreeze<T>(value: T): T {
   return value;
 }
 
-/** Each tool's JSON Schema, converted from zod once: the conversion cost more than a request. */
+/** Each tool's JSON Schema, converted from zod once and frozen: the conversion cost more than a request. */
 const baseSchemas = new Map<string, Record<string, unknown>>();
 function baseSchema(tool: Tool): Record<string, unknown> {
   let schema = baseSchemas.get(tool.name);
@@ -43,11 +40,16 @@ function baseSchema(tool: Tool): Record<string, unknown> {
   return schema;
 }
 
-function buildDefinitions(descriptions: Descriptions, parameterDescriptions: ParameterDescriptions): ToolDefinition[] {
+/** Strict JSON Schema for each tool, as the chat-completions API takes it; descriptions may be overridden. */
+export function toolDefinitions(
+  descriptions: Partial<Record<string, string>> = {},
+  parameterDescriptions: Partial<Record<string, Record<string, string>>> = {},
+): ToolDefinition[] {
   return Object.values(TOOLS).map((tool) => {
     let parameters = baseSchema(tool);
     const overrides = Object.entries(parameterDescriptions[tool.name] ?? {});
     if (overrides.length > 0) {
+      // The cached schema is shared: an override gets copies of the objects it changes.
       const properties = { ...(parameters['properties'] as Record<string, Record<string, unknown>> | undefined) };
       for (const [name, description] of overrides) {
         if (properties[name]) properties[name] = { ...properties[name], description };
@@ -64,23 +66,4 @@ function buildDefinitions(descriptions: Descriptions, parameterDescriptions: Par
       },
     };
   });
-}
-
-/** Built definitions by the (unchanging) description objects of a run's settings. */
-const definitionCache = new WeakMap<object, WeakMap<object, ToolDefinition[]>>();
-const NONE = {};
-
-/**
- * Strict JSON Schema for each tool, as the chat-completions API takes it; descriptions may be
- * overridden. Built once per pair of description objects and frozen: callers share the result.
- */
-export function toolDefinitions(descriptions: Descriptions = NONE, parameterDescriptions: ParameterDescriptions = NONE): ToolDefinition[] {
-  let byParameters = definitionCache.get(descriptions);
-  if (!byParameters) definitionCache.set(descriptions, (byParameters = new WeakMap()));
-  let definitions = byParameters.get(parameterDescriptions);
-  if (!definitions) {
-    definitions = deepFreeze(buildDefinitions(descriptions, parameterDescriptions));
-    byParameters.set(parameterDescriptions, definitions);
-  }
-  return definitions;
 }

@@ -4,8 +4,9 @@ import path from 'node:path';
 import type { Task } from '../schema/task.js';
 
 /**
- * The fresh folder each trial runs in, all under one temporary root per run (a killed run leaves one
- * folder, not thousands). The root is made and resolved (realpath) once. Folder creation and removal
+ * The fresh folder each trial runs in, all under one temporary root per run,
+ * `tracegate-run-<pid>-XXXXXX` (a killed run leaves one folder, not thousands, and the pid tells a
+ * later run that it is orphaned). The root is made and resolved (realpath) once. Folder creation and removal
  * are journaled metadata writes and cost more than a model request's CPU on a busy disk, so a
  * folder that a finished trial left exactly as it got it (empty, same mode) is handed to the next
  * trial instead of being removed and made again: to the next trial it is the same empty folder.
@@ -17,7 +18,7 @@ export class TrialWorkspaces {
   private mode: number | null = null;
 
   private rootDir(): Promise<string> {
-    this.root ??= mkdtemp(path.join(tmpdir(), 'tracegate-run-')).then((dir) => realpath(dir));
+    this.root ??= mkdtemp(path.join(tmpdir(), `tracegate-run-${process.pid}-`)).then((dir) => realpath(dir));
     return this.root;
   }
 
