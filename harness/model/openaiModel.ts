@@ -1,5 +1,6 @@
 import OpenAI from 'openai';
 import type { ModelInfo } from '../../src/schema/trace.js';
+import { nodeHttpFetch } from './nodeHttpFetch.js';
 import { ModelError, type Model, type ModelCallContext, type ModelReply, type ModelRequest } from './types.js';
 
 export interface OpenAIModelOptions {
@@ -25,6 +26,7 @@ export class OpenAIModel implements Model {
       baseURL,
       maxRetries: options.maxRetries ?? 2,
       timeout: options.timeoutMs ?? 120_000,
+      fetch: nodeHttpFetch,
     });
     this.info = { provider: 'openai', mode: 'live', model: options.model, base_url: this.client.baseURL };
   }

@@ -98,6 +98,8 @@ describe.skipIf(!CHROMIUM)('a large report.html in headless Chromium', () => {
     await page.locator('#detail .timeline').waitFor();
     expect(await page.locator('#detail .final pre').textContent()).toBe(`answer of ${id(0)}`);
     expect(await page.locator('#page-label').textContent()).toBe('page 1 of 3');
+    await page.click('#detail button.close');
+    expect(await page.locator('#task-rows tr.selected').count()).toBe(0);
     expect(seen.consoleErrors).toEqual([]);
     await page.close();
   });

@@ -216,7 +216,7 @@
   /** Turns the table to the page that holds a task (when the filters show it) and marks its row. */
   function revealRow(id) {
     selectedId = id;
-    var index = current.indexOf(rowById[id]);
+    var index = id === null ? -1 : current.indexOf(rowById[id]);
     if (index >= 0 && Math.floor(index / PAGE) !== state.page) showPage(Math.floor(index / PAGE));
     tbody.querySelectorAll('tr.selected').forEach(function (tr) { tr.classList.remove('selected'); });
     tbody.querySelectorAll('tr.task').forEach(function (tr) { if (tr.dataset.id === id) tr.classList.add('selected'); });
@@ -414,7 +414,7 @@
     append(detail, [
       h('div', { class: 'detail-head' },
         h('h2', null, t.id), badge(t.status), t.flaky ? badge('flaky') : null, change ? badge(change.change.replace('_', ' '), change.change) : null,
-        h('button', { type: 'button', class: 'close', on: { click: function () { detail.hidden = true; history.replaceState(null, '', '#'); } } }, 'close')),
+        h('button', { type: 'button', class: 'close', on: { click: function () { detail.hidden = true; history.replaceState(null, '', '#'); revealRow(null); } } }, 'close')),
       trials.length > 1 ? h('p', { class: 'trials' }, 'trials: ', trials.map(function (x) {
         return h('button', { type: 'button', class: 'trial ' + token(x.status) + (x === trial ? ' current' : ''), on: { click: function () { openTask(t.id, x.epoch); } } }, '#' + x.epoch + ' ' + x.status);
       })) : null,
