@@ -110,7 +110,8 @@ export async function renderHtml(report: RunReport, options: RenderOptions): Pro
   vendorCache ??= VENDOR.map(([name, file]) => safeScript(readFileSync(packageFile(name, file), 'utf8')));
   const viewer = safeScript(asset('viewer.js'));
   const styles = asset('viewer.css');
-  const scripts = [...vendorCache, viewer];
+  // The viewer first: the table is up before the browser compiles vega; charts wait for the whole page.
+  const scripts = [viewer, ...vendorCache];
   const traces = embeddedTraces(report, options);
   const { detailBlocks, ...page } = pageData(report);
   const data = {

@@ -438,7 +438,8 @@
   state.timings.built = performance.now();
   applyFilters();
   state.timings.table = performance.now();
-  setTimeout(drawChartsLater, 0);
+  // vega's scripts come after this one; they have all run once the document is parsed.
+  documentParsed.then(function () { setTimeout(drawChartsLater, 0); });
   function openFromHash() {
     var wanted = /^#task=(.+)$/.exec(location.hash);
     if (wanted) openTask(decodeURIComponent(wanted[1]));
