@@ -1,6 +1,7 @@
 import OpenAI from 'openai';
 import { providerCall, providerCallInit, providerFetch, type EndpointLimiter } from '../../src/provider/index.js';
 import type { ModelInfo } from '../../src/schema/trace.js';
+import { nodeHttpFetch } from './nodeHttpFetch.js';
 import { ModelError, type Model, type ModelCallContext, type ModelReply, type ModelRequest } from './types.js';
 
 export interface OpenAIModelOptions {
@@ -42,7 +43,8 @@ export class OpenAIModel implements Model {
       apiKey,
       baseURL,
       maxRetries: 0,
-      fetch: providerFetch(() => ({ deadline: Date.now() + this.budgetMs, limiter: options.limiter, acceptBody: isChatCompletion })),
+      // node:http with keep-alive costs a third of undici's CPU per request (docs/performance.md).
+      fetch: providerFetch(() => ({ deadline: Date.now() + this.budgetMs, limiter: options.limiter, acceptBody: isChatCompletion }), nodeHttpFetch),
     });
     this.info = { provider: 'openai', mode: 'live', model: options.model, base_url: this.client.baseURL };
   }

@@ -20,6 +20,26 @@ export function findTool(name: string): Tool | undefined {
   return Object.hasOwn(TOOLS, name) ? (TOOLS[name as ToolName] as unknown as Tool) : undefined;
 }
 
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value)) deepFreeze(v);
+  }
+  return value;
+}
+
+/** Each tool's JSON Schema, converted from zod once and frozen: the conversion cost more than a request. */
+const baseSchemas = new Map<string, Record<string, unknown>>();
+function baseSchema(tool: Tool): Record<string, unknown> {
+  let schema = baseSchemas.get(tool.name);
+  if (!schema) {
+    const { $schema: _ignored, ...parameters } = z.toJSONSchema(tool.schema) as Record<string, unknown>;
+    schema = deepFreeze(parameters);
+    baseSchemas.set(tool.name, schema);
+  }
+  return schema;
+}
+
 /** Strict JSON Schema for each tool, as the chat-completions API takes it; descriptions may be overridden. */
 export function toolDefinitions(
   descriptions: Partial<Record<string, string>> = {},
@@ -39,10 +59,15 @@ function builtinDefinitions(
   parameterDescriptions: Partial<Record<string, Record<string, string>>>,
 ): ToolDefinition[] {
   return Object.values(TOOLS).map((tool) => {
-    const { $schema: _ignored, ...parameters } = z.toJSONSchema(tool.schema) as Record<string, unknown>;
-    const properties = parameters['properties'] as Record<string, Record<string, unknown>> | undefined;
-    for (const [name, description] of Object.entries(parameterDescriptions[tool.name] ?? {})) {
-      if (properties?.[name]) properties[name] = { ...properties[name], description };
+    let parameters = baseSchema(tool);
+    const overrides = Object.entries(parameterDescriptions[tool.name] ?? {});
+    if (overrides.length > 0) {
+      // The cached schema is shared: an override gets copies of the objects it changes.
+      const properties = { ...(parameters['properties'] as Record<string, Record<string, unknown>> | undefined) };
+      for (const [name, description] of overrides) {
+        if (properties[name]) properties[name] = { ...properties[name], description };
+      }
+      parameters = { ...parameters, properties };
     }
     return {
       type: 'function' as const,

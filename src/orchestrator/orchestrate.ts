@@ -1,10 +1,10 @@
-import { rm } from 'node:fs/promises';
 import pLimit from 'p-limit';
 import type { Adapter } from '../adapters/types.js';
 import { TracegateError, type RunErrorCode } from '../schema/runError.js';
 import type { Task } from '../schema/task.js';
 import type { Trace } from '../schema/trace.js';
-import { cleanOrphanedWorkspaces, createRunDir, freshWorkspace } from './workspaces.js';
+import { TrialWorkspaces } from './trialWorkspaces.js';
+import { cleanOrphanedWorkspaces } from './workspaces.js';
 
 /** One run of one task in one epoch, as the orchestrator saw it; it never looks inside the trace. */
 export interface TrialOutcome {
@@ -37,8 +37,8 @@ class TaskTimeout extends TracegateError {
 interface TrialShared {
   active: Set<AbortController>;
   park: <T>(wait: Promise<T>) => Promise<T>;
-  /** The run's own temp folder; every trial's workspace is made inside it. */
-  runDir: string;
+  /** Every trial's workspace, under one temp folder of the run's own. */
+  workspaces: TrialWorkspaces;
 }
 
 async function runTrial(adapter: Adapter, task: Task, epoch: number, options: OrchestrateOptions, shared: TrialShared): Promise<TrialOutcome> {
@@ -50,8 +50,9 @@ async function runTrial(adapter: Adapter, task: Task, epoch: number, options: Or
   shared.active.add(controller);
   let timer: NodeJS.Timeout | undefined;
   let workspace: string | null = null;
+  let finished = false;
   try {
-    workspace = await freshWorkspace(shared.runDir, task);
+    workspace = await shared.workspaces.create(task);
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
         controller.abort(new TaskTimeout(timeoutMs));
@@ -59,6 +60,7 @@ async function runTrial(adapter: Adapter, task: Task, epoch: number, options: Or
       }, timeoutMs);
     });
     const trace = await Promise.race([adapter.run(task, { workspace, epoch, signal: controller.signal, deadline, park: shared.park }), timeout]);
+    finished = true;
     return { task, epoch, trace, error: null, durationMs: performance.now() - started };
   } catch (error) {
     const code: RunErrorCode = error instanceof TaskTimeout ? 'TASK_TIMEOUT' : options.signal.aborted ? 'INTERRUPTED' : 'ADAPTER_CRASH';
@@ -67,7 +69,7 @@ async function runTrial(adapter: Adapter, task: Task, epoch: number, options: Or
   } finally {
     clearTimeout(timer);
     shared.active.delete(controller);
-    if (workspace) await rm(workspace, { recursive: true, force: true }).catch(() => undefined);
+    if (workspace) await shared.workspaces.release(workspace, finished);
   }
 }
 
@@ -77,7 +79,7 @@ async function runTrial(adapter: Adapter, task: Task, epoch: number, options: Or
  */
 export async function orchestrate(adapter: Adapter, tasks: Task[], options: OrchestrateOptions): Promise<void> {
   await cleanOrphanedWorkspaces();
-  const runDir = await createRunDir();
+  const workspaces = new TrialWorkspaces();
   const limit = pLimit(options.concurrency);
   // One listener on the run's signal for every trial (a listener per trial warns above ten).
   const active = new Set<AbortController>();
@@ -106,7 +108,7 @@ export async function orchestrate(adapter: Adapter, tasks: Task[], options: Orch
       limit.concurrency--;
     }
   };
-  const shared: TrialShared = { active, park, runDir };
+  const shared: TrialShared = { active, park, workspaces };
   const inFlight = new Set<Promise<void>>();
   try {
     for (let epoch = 0; epoch < options.epochs; epoch++) {
@@ -129,6 +131,6 @@ export async function orchestrate(adapter: Adapter, tasks: Task[], options: Orch
     await Promise.all(inFlight);
   } finally {
     options.signal.removeEventListener('abort', abortAll);
-    await rm(runDir, { recursive: true, force: true }).catch(() => undefined);
+    await workspaces.dispose();
   }
 }

@@ -1,7 +1,6 @@
-import { cp, mkdtemp, readdir, realpath, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { Task } from '../schema/task.js';
 
 /**
  * Temporary workspaces. A run keeps every trial's workspace inside one folder named after its pid
@@ -37,9 +36,3 @@ export function createRunDir(root = tmpdir()): Promise<string> {
   return mkdtemp(path.join(root, `tracegate-run-${process.pid}-`));
 }
 
-/** A fresh copy of the task's fixture tree inside the run folder (an empty folder when it has none). */
-export async function freshWorkspace(runDir: string, task: Task): Promise<string> {
-  const dir = await mkdtemp(path.join(runDir, `${task.id.slice(0, 40)}-`));
-  if (task.workspace) await cp(task.workspace, dir, { recursive: true, verbatimSymlinks: true });
-  return realpath(dir);
-}

@@ -16,6 +16,8 @@ export interface ProviderBudget {
   acceptBody?: ((body: string) => boolean) | undefined;
   /** Awaits a backoff; a caller may lend its work slot meanwhile (the orchestrator's park). */
   park?: (<T>(wait: Promise<T>) => Promise<T>) | undefined;
+  /** The HTTP client for each attempt (default: the global fetch). */
+  transport?: typeof fetch | undefined;
 }
 
 export interface ProviderRetryTuning {
@@ -80,13 +82,13 @@ function connectionFault(error: unknown): { fault: ProviderFault; detail: string
 }
 
 /** One attempt, bounded by its own timeout and the caller's signal; the body is read inside the bound. */
-async function attempt(url: string, init: RequestInit, timeoutMs: number, outer: AbortSignal | undefined): Promise<{ response: Response; body: string }> {
+async function attempt(url: string, init: RequestInit, timeoutMs: number, outer: AbortSignal | undefined, transport: typeof fetch = fetch): Promise<{ response: Response; body: string }> {
   const controller = new AbortController();
   const onOuter = () => controller.abort(outer!.reason);
   outer?.addEventListener('abort', onOuter, { once: true });
   const timer = setTimeout(() => controller.abort(new AttemptTimeout(timeoutMs)), timeoutMs);
   try {
-    const response = await fetch(url, { ...init, signal: controller.signal });
+    const response = await transport(url, { ...init, signal: controller.signal });
     const body = await response.text();
     return { response, body };
   } catch (error) {
@@ -137,7 +139,7 @@ export async function fetchWithProviderRetries(
 
     let waitMs: number | null = null;
     try {
-      const { response, body } = await attempt(url, init, timeoutMs, budget.signal);
+      const { response, body } = await attempt(url, init, timeoutMs, budget.signal, budget.transport);
       const statusFault = faultOfStatus(response.status);
       if (statusFault) {
         waitMs = retryAfterMs(response.headers, tuning.now());

@@ -32,14 +32,14 @@ export function providerCallInit(call: ProviderCall): Record<never, never> {
  * request retries provider faults within the budget of the ProviderCall in its init, or
  * `fallback()` without one. The client's own signal still cancels.
  */
-export function providerFetch(fallback: () => ProviderBudget): typeof fetch {
+export function providerFetch(fallback: () => ProviderBudget, transport?: typeof fetch): typeof fetch {
   return async (input, init) => {
     const call = (init as { [PROVIDER_CALL]?: ProviderCall } | undefined)?.[PROVIDER_CALL];
     const budget = call?.budget ?? fallback();
     const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
     const { signal, ...rest } = init ?? {};
     try {
-      const result = await fetchWithProviderRetries(url, rest, { ...budget, signal: signal ?? budget.signal });
+      const result = await fetchWithProviderRetries(url, rest, { transport, ...budget, signal: signal ?? budget.signal });
       call?.faults.push(...result.faults);
       return result.response;
     } catch (error) {

@@ -72,9 +72,6 @@ function failuresByLayer(report: RunReport): Chart {
   };
 }
 
-/** Per-task charts stay light on big runs: counts are aggregated here, points sampled above this. */
-const MAX_POINTS = 2000;
-
 function stepsDistribution(report: RunReport): Chart {
   const counts = new Map<string, { steps: number; status: string; trials: number }>();
   for (const trial of report.tasks.flatMap((t) => t.trials)) {
@@ -100,32 +97,81 @@ function stepsDistribution(report: RunReport): Chart {
   };
 }
 
+/** Up to this many tasks the latency chart shows one point per task; above it, counts per bin. */
+const MAX_POINTS = 2000;
+const BINS = { x: 40, y: 30 };
+
+const latencyEncoding = (size: Record<string, unknown> | null, tooltip: unknown[]) => ({
+  x: { field: 'seconds', type: 'quantitative', title: 'seconds per trial', axis: { tickCount: 5 } },
+  y: { field: 'tokens', type: 'quantitative', title: 'tokens per trial' },
+  color: { field: 'status', type: 'nominal', scale: STATUS_COLORS, title: 'status' },
+  ...(size ? { size } : {}),
+  tooltip,
+});
+
+/** [low, high) bins over values; the last bin is closed. */
+function binner(values: number[], count: number): { index: (v: number) => number; edges: (i: number) => [number, number] } {
+  let min = Infinity;
+  let max = -Infinity;
+  for (const v of values) {
+    if (v < min) min = v;
+    if (v > max) max = v;
+  }
+  const width = max > min ? (max - min) / count : 1;
+  return {
+    index: (v) => Math.min(count - 1, Math.floor((v - min) / width)),
+    edges: (i) => [min + i * width, min + (i + 1) * width],
+  };
+}
+
 function latencyAndTokens(report: RunReport): Chart {
   const points = report.tasks.map((t) => ({ id: t.id, seconds: t.duration_ms / 1000 / t.trials.length, tokens: t.trials.reduce((s, x) => s + x.tokens.total, 0) / t.trials.length, status: t.status }));
-  // Every failing task stays; passing ones are thinned evenly so the chart draws fast.
-  const failing = points.filter((p) => p.status !== 'passed');
-  const passing = points.filter((p) => p.status === 'passed');
-  const room = Math.max(0, MAX_POINTS - failing.length);
-  const stride = passing.length > room ? passing.length / Math.max(1, room) : 1;
-  const sampled = stride === 1 ? points : [...failing, ...passing.filter((_, i) => Math.floor(i % stride) === 0).slice(0, room)];
-  return {
-    id: 'latency',
-    title: sampled.length < points.length ? `Latency and tokens per task (every failure, ${sampled.length - failing.length} of ${passing.length} passing)` : 'Latency and tokens per task',
-    spec: {
-      ...base,
-      data: { values: sampled },
-      mark: { type: 'point', filled: true, tooltip: true, opacity: 0.7 },
-      encoding: {
-        x: { field: 'seconds', type: 'quantitative', title: 'seconds per trial', axis: { tickCount: 5 } },
-        y: { field: 'tokens', type: 'quantitative', title: 'tokens per trial' },
-        color: { field: 'status', type: 'nominal', scale: STATUS_COLORS, title: 'status' },
-        tooltip: [
+  const chart = { id: 'latency', spec: { ...base, mark: { type: 'point', filled: true, tooltip: true, opacity: 0.7 } } };
+  if (points.length <= MAX_POINTS) {
+    return {
+      ...chart,
+      title: 'Latency and tokens per task',
+      spec: {
+        ...chart.spec,
+        data: { values: points },
+        encoding: latencyEncoding(null, [
           { field: 'id', title: 'task' },
           { field: 'status', title: 'status' },
           { field: 'seconds', format: '.2f', title: 'seconds' },
           { field: 'tokens', format: ',.0f', title: 'tokens' },
-        ],
+        ]),
       },
+    };
+  }
+  // Aggregated here, not in the page: a point per (seconds bin, tokens bin, status), sized by its tasks.
+  const xs = binner(points.map((p) => p.seconds), BINS.x);
+  const ys = binner(points.map((p) => p.tokens), BINS.y);
+  const cells = new Map<string, { seconds: number; tokens: number; status: string; tasks: number; seconds_range: string; tokens_range: string }>();
+  for (const p of points) {
+    const xi = xs.index(p.seconds);
+    const yi = ys.index(p.tokens);
+    const key = `${xi}|${yi}|${p.status}`;
+    let cell = cells.get(key);
+    if (!cell) {
+      const [x0, x1] = xs.edges(xi);
+      const [y0, y1] = ys.edges(yi);
+      cell = { seconds: (x0 + x1) / 2, tokens: (y0 + y1) / 2, status: p.status, tasks: 0, seconds_range: `${x0.toFixed(2)}–${x1.toFixed(2)} s`, tokens_range: `${Math.round(y0)}–${Math.round(y1)}` };
+      cells.set(key, cell);
+    }
+    cell.tasks++;
+  }
+  return {
+    ...chart,
+    title: `Latency and tokens per task (${points.length.toLocaleString('en')} tasks in ${BINS.x}×${BINS.y} bins)`,
+    spec: {
+      ...chart.spec,
+      data: { values: [...cells.values()] },
+      encoding: latencyEncoding({ field: 'tasks', type: 'quantitative', title: 'tasks', scale: { type: 'sqrt' } }, [
+        { field: 'status', title: 'status' },
+        { field: 'tasks', format: ',d', title: 'tasks' },
+        { field: 'seconds_range', title: 'seconds' },
+        { field: 'tokens_range', title: 'tokens' },
+      ]),
     },
   };
 }

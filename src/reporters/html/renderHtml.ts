@@ -9,15 +9,20 @@ import type { RunReport } from '../../schema/report.js';
 import { modelLabel } from '../modelLabel.js';
 import { buildCharts } from './charts.js';
 import { compactTrace } from './compactTrace.js';
+import { DETAIL_CHUNK, pageData } from './pageData.js';
 
 export interface RenderOptions {
   /** The folder the report's trace paths are relative to. */
   traceRoot: string;
   /** Most bytes of trace data to embed; failing and regressed tasks come first. */
   traceBudgetBytes?: number;
+  /** Most traces to embed (each is read, validated and compressed while the page is written). */
+  maxEmbeddedTraces?: number;
 }
 
 const DEFAULT_TRACE_BUDGET = 16 * 1024 * 1024;
+/** Beyond this many, traces are linked (traces/…) rather than embedded; failures are embedded first. */
+export const DEFAULT_MAX_EMBEDDED_TRACES = 2000;
 const require = createRequire(import.meta.url);
 
 /** The viewer's own files, found beside the source whether running from src/ or dist/. */
@@ -62,37 +67,23 @@ const escapeHtml = (text: string) =>
 
 const sha256 = (text: string) => `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`;
 
-/**
- * The report as the page needs it: a task with one trial carries that trial's fields already, so
- * its `trials` list is dropped (the viewer reads the row), and fields the page never shows go.
- */
-function pageReport(report: RunReport) {
-  return {
-    ...report,
-    tasks: report.tasks.map(({ fingerprint: _f, source: _s, trials, ...task }) => ({
-      ...task,
-      trials:
-        trials.length === 1
-          ? []
-          : trials.map((t) => ({ epoch: t.epoch, status: t.status, failure_reason: t.failure_reason, failure_layer: t.failure_layer, evidence: t.evidence, checks: t.checks, trace_file: t.trace_file, error: t.error, steps: t.steps })),
-    })),
-  };
-}
-
 /** Which traces to embed: failing, errored and regressed tasks first, then the rest, within the budget. */
 function embeddedTraces(report: RunReport, options: RenderOptions): Map<string, string> {
   const budget = options.traceBudgetBytes ?? DEFAULT_TRACE_BUDGET;
+  const maxTraces = options.maxEmbeddedTraces ?? DEFAULT_MAX_EMBEDDED_TRACES;
   const regressed = new Set(report.diff?.tasks.filter((t) => t.change === 'regressed').map((t) => t.id));
+  const baselineTraces = new Map(report.diff?.tasks.map((t) => [t.id, t.baseline_trace_file]));
   const wanted: string[] = [];
   const ordered = [...report.tasks].sort((a, b) => Number(b.status !== 'passed' || regressed.has(b.id)) - Number(a.status !== 'passed' || regressed.has(a.id)));
   for (const task of ordered) {
     for (const trial of task.trials) if (trial.trace_file) wanted.push(trial.trace_file);
-    const baselineTrace = report.diff?.tasks.find((t) => t.id === task.id)?.baseline_trace_file;
+    const baselineTrace = baselineTraces.get(task.id);
     if (baselineTrace) wanted.push(baselineTrace);
   }
   const traces = new Map<string, string>();
   let used = 0;
   for (const file of wanted) {
+    if (traces.size >= maxTraces) break;
     if (traces.has(file)) continue;
     const full = path.resolve(options.traceRoot, file);
     if (!full.startsWith(path.resolve(options.traceRoot) + path.sep) || !existsSync(full)) continue;
@@ -111,22 +102,26 @@ function embeddedTraces(report: RunReport, options: RenderOptions): Map<string, 
 }
 
 /**
- * report.html: one self-contained page. Vega, Vega-Lite and vega-embed are inlined; the report and
- * each trace are inert blocks (traces gzip-compressed, after the scripts, so the table is up before
- * the parser reaches them); the viewer builds the DOM from text nodes only. A CSP with script hashes forbids every other script and every request.
+ * report.html: one self-contained page. Vega, Vega-Lite and vega-embed are inlined; the table's rows
+ * are one inert JSON block; each task's details and each embedded trace are gzip-compressed inert
+ * blocks after the scripts, so the table is up before the parser reaches them and a block is
+ * inflated only when its task is opened; the viewer builds the DOM from text nodes only. A CSP with script hashes forbids every other script and every request.
  */
 export async function renderHtml(report: RunReport, options: RenderOptions): Promise<string> {
   vendorCache ??= VENDOR.map(([name, file]) => safeScript(readFileSync(packageFile(name, file), 'utf8')));
   const viewer = safeScript(asset('viewer.js'));
   const styles = asset('viewer.css');
-  const scripts = [...vendorCache, viewer];
+  // The viewer first: the table is up before the browser compiles vega; charts wait for the whole page.
+  const scripts = [viewer, ...vendorCache];
   const traces = embeddedTraces(report, options);
+  const { detailBlocks, ...page } = pageData(report);
   const data = {
-    report: pageReport(report),
+    ...page,
     charts: buildCharts(report),
     modelLabel: modelLabel(report.run.model),
     notice: completeness(report).notice,
     embeddedTraces: traces.size,
+    detailChunk: DETAIL_CHUNK,
   };
   const csp = [
     "default-src 'none'",
@@ -136,6 +131,9 @@ export async function renderHtml(report: RunReport, options: RenderOptions): Pro
     "base-uri 'none'",
     "form-action 'none'",
   ].join('; ');
+  const detailScripts = detailBlocks
+    .map((packed, i) => `<script type="application/gzip;base64" class="details" data-chunk="${i}">${packed}</script>`)
+    .join('\n');
   const traceBlocks = [...traces.entries()]
     .map(([file, packed]) => `<script type="application/gzip;base64" class="trace" data-file="${escapeHtml(file)}">${packed}</script>`)
     .join('\n');
@@ -155,6 +153,7 @@ export async function renderHtml(report: RunReport, options: RenderOptions): Pro
 <div id="app"></div>
 <script type="application/json" id="tracegate-data">${inertJson(data)}</script>
 ${scripts.map((s) => `<script>${s}</script>`).join('\n')}
+${detailScripts}
 ${traceBlocks}
 </body>
 </html>

@@ -4,9 +4,8 @@
 (function () {
   'use strict';
 
-  var PAGE = 200;
-  var CHANGE_ORDER = ['regressed', 'errored', 'reason_changed', 'fixed', 'still_failing', 'new', 'removed', 'unchanged'];
-  var state = { ready: false, opening: false, chartsRendered: 0, chartErrors: [], filtered: 0, shown: 0 };
+  var PAGE = 100;
+  var state = { ready: false, opening: false, chartsRendered: 0, chartErrors: [], filtered: 0, shown: 0, page: 0, pages: 1 };
   window.__tracegate = state;
 
   state.timings = { start: performance.now() };
@@ -137,30 +136,24 @@
   }
 
   // ---------- tasks table ----------
-  var changeById = {};
-  if (diff) diff.tasks.forEach(function (t) { changeById[t.id] = t; });
-
-  var rows = report.tasks.map(function (t) {
-    var change = changeById[t.id] ? changeById[t.id].change : null;
+  // Rows arrive in display order as arrays (see pageData.ts); only one page of them is in the DOM.
+  var rows = data.rows.map(function (a) {
     return {
-      task: t,
-      change: change,
-      search: [t.id, t.failure_reason || '', t.failure_layer || '', t.answer_preview || '', t.tags.join(' '), t.error ? t.error.message : ''].join(' ').toLowerCase(),
+      task: { id: a[0], status: a[1], flaky: a[2] === 1, failure_reason: a[4], failure_layer: a[5], steps: a[6], pass_fraction: a[7], tags: a[8], duration_ms: a[9], answer_preview: a[10], error: a[11] ? { code: a[11], message: a[12] || '' } : null },
+      change: a[3],
+      detail: a[13],
+      search: null,
     };
   });
-  rows.sort(function (a, b) {
-    if (diff) {
-      var d = CHANGE_ORDER.indexOf(a.change) - CHANGE_ORDER.indexOf(b.change);
-      if (d !== 0) return d;
+  var rowById = {};
+  rows.forEach(function (r) { rowById[r.task.id] = r; });
+  /** The lower-cased text the search box matches, built on the first search. */
+  function searchText(r) {
+    if (r.search === null) {
+      var t = r.task;
+      r.search = [t.id, t.failure_reason || '', t.failure_layer || '', t.answer_preview || '', t.tags.join(' '), t.error ? t.error.message : ''].join(' ').toLowerCase();
     }
-    var rank = { failed: 0, errored: 1, passed: 2 };
-    return rank[a.task.status] - rank[b.task.status] || (a.task.id < b.task.id ? -1 : a.task.id > b.task.id ? 1 : 0);
-  });
-
-  function distinct(get) {
-    var seen = {};
-    rows.forEach(function (r) { [].concat(get(r)).forEach(function (v) { if (v) seen[v] = true; }); });
-    return Object.keys(seen).sort();
+    return r.search;
   }
 
   var filters = {};
@@ -173,38 +166,66 @@
 
   var tbody = h('tbody', { id: 'task-rows' });
   var countLine = h('span', { id: 'task-count' });
-  var moreButton = h('button', { id: 'show-more', type: 'button', on: { click: function () { renderRows(state.shown + PAGE); } } }, 'show more');
+  function pageButton(id, label, target) {
+    return h('button', { id: id, type: 'button', on: { click: function () { showPage(target()); } } }, label);
+  }
+  var pageLabel = h('span', { id: 'page-label' });
+  var pager = h('div', { class: 'pager', id: 'pager' },
+    pageButton('page-first', '« first', function () { return 0; }),
+    pageButton('page-prev', '‹ previous', function () { return state.page - 1; }),
+    pageLabel,
+    pageButton('page-next', 'next ›', function () { return state.page + 1; }),
+    pageButton('page-last', 'last »', function () { return state.pages - 1; }));
   var current = rows;
+  var selectedId = null;
 
   function applyFilters() {
     var status = filters.status.value, layer = filters.layer.value, reason = filters.reason.value, tag = filters.tag.value;
     var change = filters.change ? filters.change.value : '';
     var text = filters.text.value.trim().toLowerCase();
-    current = rows.filter(function (r) {
+    current = !status && !layer && !reason && !tag && !change && !text ? rows : rows.filter(function (r) {
       var t = r.task;
       return (!status || t.status === status || (status === 'flaky' && t.flaky)) &&
         (!layer || t.failure_layer === layer) && (!reason || t.failure_reason === reason) &&
         (!tag || t.tags.indexOf(tag) >= 0) && (!change || r.change === change) &&
-        (!text || r.search.indexOf(text) >= 0);
+        (!text || searchText(r).indexOf(text) >= 0);
     });
     state.filtered = current.length;
-    renderRows(PAGE);
+    showPage(0);
   }
 
-  function renderRows(limit) {
+  function showPage(index) {
+    state.pages = Math.max(1, Math.ceil(current.length / PAGE));
+    state.page = Math.max(0, Math.min(state.pages - 1, index));
+    var start = state.page * PAGE;
+    var end = Math.min(start + PAGE, current.length);
     var fragment = document.createDocumentFragment();
-    var end = Math.min(limit, current.length);
-    for (var i = 0; i < end; i++) fragment.appendChild(rowFor(current[i]));
+    for (var i = start; i < end; i++) fragment.appendChild(rowFor(current[i]));
     tbody.textContent = '';
     tbody.appendChild(fragment);
-    state.shown = end;
-    countLine.textContent = 'showing ' + end + ' of ' + current.length + ' tasks' + (current.length !== rows.length ? ' (filtered from ' + rows.length + ')' : '');
-    moreButton.hidden = end >= current.length;
+    state.shown = end - start;
+    var filtered = current.length !== rows.length ? ' (filtered from ' + rows.length + ')' : '';
+    countLine.textContent = state.pages > 1
+      ? 'showing ' + (start + 1) + '–' + end + ' of ' + current.length + ' tasks' + filtered
+      : 'showing ' + current.length + ' of ' + current.length + ' tasks' + filtered;
+    pager.hidden = state.pages <= 1;
+    pageLabel.textContent = 'page ' + (state.page + 1) + ' of ' + state.pages;
+    document.getElementById('page-first').disabled = document.getElementById('page-prev').disabled = state.page === 0;
+    document.getElementById('page-next').disabled = document.getElementById('page-last').disabled = state.page === state.pages - 1;
+  }
+
+  /** Turns the table to the page that holds a task (when the filters show it) and marks its row. */
+  function revealRow(id) {
+    selectedId = id;
+    var index = id === null ? -1 : current.indexOf(rowById[id]);
+    if (index >= 0 && Math.floor(index / PAGE) !== state.page) showPage(Math.floor(index / PAGE));
+    tbody.querySelectorAll('tr.selected').forEach(function (tr) { tr.classList.remove('selected'); });
+    tbody.querySelectorAll('tr.task').forEach(function (tr) { if (tr.dataset.id === id) tr.classList.add('selected'); });
   }
 
   function rowFor(r) {
     var t = r.task;
-    return h('tr', { class: 'task status-' + token(t.status), tabindex: '0', data: { id: t.id } },
+    return h('tr', { class: 'task status-' + token(t.status) + (t.id === selectedId ? ' selected' : ''), tabindex: '0', data: { id: t.id } },
       h('td', null, badge(t.status), t.flaky ? badge('flaky') : null),
       diff ? h('td', null, r.change ? badge(r.change.replace('_', ' '), r.change) : '') : null,
       h('td', { class: 'id' }, t.id),
@@ -228,39 +249,37 @@
   function tasksSection() {
     var controls = h('div', { class: 'filters' },
       select('status', 'status', ['passed', 'failed', 'errored', 'flaky']),
-      select('layer', 'layer', distinct(function (r) { return r.task.failure_layer; })),
-      select('reason', 'reason', distinct(function (r) { return r.task.failure_reason; })),
-      select('tag', 'tag', distinct(function (r) { return r.task.tags; })),
-      diff ? select('change', 'change', distinct(function (r) { return r.change; })) : null,
+      select('layer', 'layer', data.facets.layer),
+      select('reason', 'reason', data.facets.reason),
+      select('tag', 'tag', data.facets.tag),
+      diff ? select('change', 'change', data.facets.change) : null,
       (filters.text = h('input', { id: 'filter-text', type: 'search', placeholder: 'search id, reason, answer…', 'aria-label': 'search', on: { input: applyFilters } })),
       countLine);
     var headRow = h('tr', null, h('th', null, 'status'), diff ? h('th', null, 'change') : null, h('th', null, 'task'), h('th', null, 'reason'),
       h('th', null, 'layer'), h('th', null, 'steps'), h('th', null, 'pass'), h('th', null, 'tags'), h('th', null, 'time'));
     return h('section', { id: 'tasks' }, h('h2', null, 'Tasks'), controls,
-      h('table', { class: 'tasks' }, h('thead', null, headRow), tbody), moreButton);
+      h('table', { class: 'tasks' }, h('thead', null, headRow), tbody), pager);
   }
 
   // ---------- task detail and trace viewer ----------
-  var traceElements = null;
-  var traceCache = {};
-  // The trace blocks come after this script, so they exist only once the document is parsed.
+  // Task details and traces are gzip + base64 inert blocks after this script: they exist only
+  // once the document is parsed, and each is inflated on first use.
   var documentParsed = new Promise(function (resolve) {
     if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', resolve);
     else resolve();
   });
-  /** Inflates one embedded trace (gzip, base64) on first use; resolves to null when absent. */
-  function loadTrace(file) {
-    if (!file) return Promise.resolve(null);
-    return documentParsed.then(function () { return inflateTrace(file); });
-  }
-  function inflateTrace(file) {
-    if (!traceElements) {
-      traceElements = {};
-      document.querySelectorAll('script.trace').forEach(function (el) { traceElements[el.dataset.file] = el; });
+  var blockIndex = null;
+  var blockCache = {};
+  function inflateBlock(kind, key) {
+    if (!blockIndex) {
+      blockIndex = { trace: {}, details: {} };
+      document.querySelectorAll('script.trace').forEach(function (el) { blockIndex.trace[el.dataset.file] = el; });
+      document.querySelectorAll('script.details').forEach(function (el) { blockIndex.details[el.dataset.chunk] = el; });
     }
-    if (!(file in traceCache)) {
-      var el = traceElements[file];
-      traceCache[file] = !el ? Promise.resolve(null) : (function () {
+    var cacheKey = kind + ':' + key;
+    if (!(cacheKey in blockCache)) {
+      var el = blockIndex[kind][key];
+      blockCache[cacheKey] = !el ? Promise.resolve(null) : (function () {
         var binary = atob(el.textContent.trim());
         var bytes = new Uint8Array(binary.length);
         for (var i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
@@ -268,7 +287,25 @@
         return new Response(stream).text().then(JSON.parse);
       })();
     }
-    return traceCache[file];
+    return blockCache[cacheKey];
+  }
+  /** One embedded trace, or null when the page does not hold it. */
+  function loadTrace(file) {
+    if (!file) return Promise.resolve(null);
+    return documentParsed.then(function () { return inflateBlock('trace', file); });
+  }
+  /** What the detail view needs of a task beyond its row (checks, evidence, trials, trace files). */
+  function loadDetail(index) {
+    return documentParsed.then(function () { return inflateBlock('details', String(Math.floor(index / data.detailChunk))); })
+      .then(function (chunk) {
+        if (!chunk) throw new Error('the details of this task are missing from the page');
+        return chunk[index % data.detailChunk];
+      });
+  }
+  /** A trace path the page may link to: relative, inside the report's folder. */
+  function traceLink(file) {
+    if (!file || !/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.:\/-]+$/.test(file) || /(^|\/)\.\.(\/|$)/.test(file)) return null;
+    return h('a', { href: file, target: '_blank', rel: 'noopener noreferrer', class: 'trace-link' }, file);
   }
 
   var detail = h('section', { id: 'detail', hidden: true });
@@ -314,8 +351,12 @@
     return parts;
   }
 
-  function timeline(trace, evidence) {
-    if (!trace) return h('p', { class: 'muted' }, 'This trace is not embedded in the page (see the traces folder beside report.json).');
+  function timeline(trace, evidence, file) {
+    if (!trace) {
+      var link = traceLink(file);
+      return h('p', { class: 'muted not-embedded' }, 'This trace is not embedded in the page; ',
+        link ? ['open ', link, ' (beside report.html) or run ', h('code', null, 'tracegate replay ' + file)] : 'see the traces folder beside report.json', '.');
+    }
     var total = Math.max(1, trace.duration_ms);
     var evidenceById = {};
     evidence.forEach(function (e) { if (e.span_id) evidenceById[e.span_id] = (evidenceById[e.span_id] ? evidenceById[e.span_id] + '; ' : '') + e.detail; });
@@ -344,22 +385,26 @@
 
   var opening = 0;
   function openTask(id, epoch) {
-    var t = null;
-    for (var i = 0; i < report.tasks.length; i++) if (report.tasks[i].id === id) { t = report.tasks[i]; break; }
-    if (!t) return Promise.resolve();
-    var trials = trialsOf(t);
-    var trial = trials.filter(function (x) { return x.epoch === epoch; })[0] || trials.filter(function (x) { return x.status === 'failed'; })[0] || trials[0];
-    var change = changeById[t.id];
+    var r = rowById[id];
+    if (!r) return Promise.resolve();
     var ticket = ++opening;
     state.opening = true;
-    return Promise.all([loadTrace(change && change.baseline_trace_file), loadTrace(trial.trace_file)]).then(function (loaded) {
-      if (ticket !== opening) return; // a later click won
-      renderDetail(t, trials, trial, change, loaded[0], loaded[1]);
-      state.opening = false;
-    }, function (error) {
+    return loadDetail(r.detail).then(function (more) {
+      var t = Object.assign({}, r.task, more);
+      var trials = trialsOf(t);
+      var trial = trials.filter(function (x) { return x.epoch === epoch; })[0] || trials.filter(function (x) { return x.status === 'failed'; })[0] || trials[0];
+      var change = r.change ? { change: r.change, baseline_trace_file: more.baseline_trace_file } : null;
+      return Promise.all([loadTrace(change && change.baseline_trace_file), loadTrace(trial.trace_file)]).then(function (loaded) {
+        if (ticket !== opening) return; // a later click won
+        renderDetail(t, trials, trial, change, loaded[0], loaded[1]);
+        revealRow(t.id);
+        state.opening = false;
+      });
+    }).catch(function (error) {
+      if (ticket !== opening) return;
       detail.hidden = false;
       detail.textContent = '';
-      append(detail, h('p', { class: 'warning' }, 'could not open the trace: ' + error.message));
+      append(detail, h('p', { class: 'warning' }, 'could not open the task: ' + error.message));
       state.opening = false;
     });
   }
@@ -370,7 +415,7 @@
     append(detail, [
       h('div', { class: 'detail-head' },
         h('h2', null, t.id), badge(t.status), t.flaky ? badge('flaky') : null, change ? badge(change.change.replace('_', ' '), change.change) : null,
-        h('button', { type: 'button', class: 'close', on: { click: function () { detail.hidden = true; history.replaceState(null, '', '#'); } } }, 'close')),
+        h('button', { type: 'button', class: 'close', on: { click: function () { detail.hidden = true; history.replaceState(null, '', '#'); revealRow(null); } } }, 'close')),
       trials.length > 1 ? h('p', { class: 'trials' }, 'trials: ', trials.map(function (x) {
         return h('button', { type: 'button', class: 'trial ' + token(x.status) + (x === trial ? ' current' : ''), on: { click: function () { openTask(t.id, x.epoch); } } }, '#' + x.epoch + ' ' + x.status);
       })) : null,
@@ -380,9 +425,9 @@
       checksList(trial.checks),
       baselineTrace
         ? h('div', { class: 'side-by-side' },
-            h('div', null, h('h3', null, 'baseline'), timeline(baselineTrace, [])),
-            h('div', null, h('h3', null, 'current'), timeline(currentTrace, trial.evidence)))
-        : timeline(currentTrace, trial.evidence),
+            h('div', null, h('h3', null, 'baseline'), timeline(baselineTrace, [], change.baseline_trace_file)),
+            h('div', null, h('h3', null, 'current'), timeline(currentTrace, trial.evidence, trial.trace_file)))
+        : timeline(currentTrace, trial.evidence, trial.trace_file),
     ]);
     history.replaceState(null, '', '#task=' + encodeURIComponent(t.id));
     var first = detail.querySelector('.evidence');
@@ -394,8 +439,13 @@
   state.timings.built = performance.now();
   applyFilters();
   state.timings.table = performance.now();
-  setTimeout(drawChartsLater, 0);
-  var wanted = /^#task=(.+)$/.exec(location.hash);
-  if (wanted) openTask(decodeURIComponent(wanted[1]));
+  // vega's scripts come after this one; they have all run once the document is parsed.
+  documentParsed.then(function () { setTimeout(drawChartsLater, 0); });
+  function openFromHash() {
+    var wanted = /^#task=(.+)$/.exec(location.hash);
+    if (wanted) openTask(decodeURIComponent(wanted[1]));
+  }
+  window.addEventListener('hashchange', openFromHash);
+  openFromHash();
   state.ready = true;
 })();

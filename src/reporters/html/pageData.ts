@@ -1,0 +1,93 @@
+import { gzipSync } from 'node:zlib';
+import type { RunReport, TaskResult } from '../../schema/report.js';
+
+/** Tasks per detail block: opening one task inflates one block of this many. */
+export const DETAIL_CHUNK = 500;
+
+/**
+ * One table row, as an array (field names would be most of the bytes of a 100,000-task page):
+ * [id, status, flaky, change, failure_reason, failure_layer, steps, pass_fraction, tags,
+ *  duration_ms, answer_preview, error_code, error_message, detail_index].
+ */
+export type PageRow = [
+  string, string, 0 | 1, string | null, string | null, string | null, number, number | null, string[],
+  number, string | null, string | null, string | null, number,
+];
+
+/** What the detail view needs of a task beyond its row; kept out of the table's data. */
+export interface PageDetail {
+  checks: TaskResult['checks'];
+  evidence: TaskResult['evidence'];
+  trace_file: string | null;
+  baseline_trace_file: string | null;
+  /** Only when there are several; one trial is the row itself. */
+  trials: Array<Pick<TaskResult['trials'][number], 'epoch' | 'status' | 'failure_reason' | 'failure_layer' | 'evidence' | 'checks' | 'trace_file' | 'error' | 'steps'>>;
+}
+
+export interface PageData {
+  /** The report without its per-task lists (those are `rows` and the detail blocks). */
+  report: Omit<RunReport, 'tasks' | 'diff'> & { diff: Omit<NonNullable<RunReport['diff']>, 'tasks'> | null };
+  rows: PageRow[];
+  /** The values each filter offers, so the page need not scan every row for them. */
+  facets: { layer: string[]; reason: string[]; tag: string[]; change: string[] };
+  /** Detail blocks: gzip + base64 of a JSON array of PageDetail, DETAIL_CHUNK tasks each. */
+  detailBlocks: string[];
+}
+
+const CHANGE_ORDER = ['regressed', 'errored', 'reason_changed', 'fixed', 'still_failing', 'new', 'removed', 'unchanged'];
+const STATUS_ORDER: Record<string, number> = { failed: 0, errored: 1, passed: 2 };
+
+const sorted = (values: Iterable<string | null | undefined>) => [...new Set([...values].filter((v): v is string => !!v))].sort();
+
+/**
+ * The report as the page reads it: rows already in display order (changes first, then failures,
+ * then by id), filter values precomputed, and everything only the detail view needs packed into
+ * compressed blocks that are inflated when a task is opened.
+ */
+export function pageData(report: RunReport): PageData {
+  const { tasks, diff, ...rest } = report;
+  const diffById = new Map(diff?.tasks.map((t) => [t.id, t]));
+  const changeRank = (id: string) => {
+    const change = diffById.get(id)?.change;
+    return change ? CHANGE_ORDER.indexOf(change) : CHANGE_ORDER.length;
+  };
+  const order = tasks.map((_, i) => i);
+  order.sort((a, b) => {
+    const x = tasks[a]!;
+    const y = tasks[b]!;
+    return (diff ? changeRank(x.id) - changeRank(y.id) : 0) || STATUS_ORDER[x.status]! - STATUS_ORDER[y.status]! || (x.id < y.id ? -1 : x.id > y.id ? 1 : 0);
+  });
+  const rows: PageRow[] = order.map((i) => {
+    const t = tasks[i]!;
+    return [
+      t.id, t.status, t.flaky ? 1 : 0, diffById.get(t.id)?.change ?? null, t.failure_reason, t.failure_layer, t.steps, t.pass_fraction, t.tags,
+      t.duration_ms, t.answer_preview, t.error?.code ?? null, t.error?.message ?? null, i,
+    ];
+  });
+  const details: PageDetail[] = tasks.map((t) => ({
+    checks: t.checks,
+    evidence: t.evidence,
+    trace_file: t.trace_file,
+    baseline_trace_file: diffById.get(t.id)?.baseline_trace_file ?? null,
+    trials:
+      t.trials.length === 1
+        ? []
+        : t.trials.map((x) => ({ epoch: x.epoch, status: x.status, failure_reason: x.failure_reason, failure_layer: x.failure_layer, evidence: x.evidence, checks: x.checks, trace_file: x.trace_file, error: x.error, steps: x.steps })),
+  }));
+  const detailBlocks: string[] = [];
+  for (let start = 0; start < details.length; start += DETAIL_CHUNK) {
+    detailBlocks.push(gzipSync(JSON.stringify(details.slice(start, start + DETAIL_CHUNK)), { level: 4 }).toString('base64'));
+  }
+  const { tasks: _diffTasks, ...diffRest } = diff ?? { tasks: [] };
+  return {
+    report: { ...rest, diff: diff ? (diffRest as Omit<NonNullable<RunReport['diff']>, 'tasks'>) : null },
+    rows,
+    facets: {
+      layer: sorted(tasks.map((t) => t.failure_layer)),
+      reason: sorted(tasks.map((t) => t.failure_reason)),
+      tag: sorted(tasks.flatMap((t) => t.tags)),
+      change: sorted(tasks.map((t) => diffById.get(t.id)?.change)),
+    },
+    detailBlocks,
+  };
+}
