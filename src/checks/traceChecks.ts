@@ -89,8 +89,8 @@ export const eventType: Check<'event_type'> = (trace, spec) => {
     (s) =>
       s.kind === spec.value ||
       s.events.some((e) => e.name === spec.value) ||
-      s.attributes['error_type'] === spec.value ||
-      s.attributes['policy_decision'] === spec.value,
+      toolAttr(s).errorType === spec.value ||
+      toolAttr(s).decision === spec.value,
   );
   return hit
     ? result('event_type', true, `trace has ${spec.value}`, [hit.span_id])

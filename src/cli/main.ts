@@ -4,6 +4,7 @@ import { registerBaseline, registerCompare, registerDiff, registerReplay, regist
 import { toExit } from './errors.js';
 import { EXIT } from './exitCodes.js';
 import { registerRun } from './runCommand.js';
+import { registerExport, registerImport, registerScore } from './traceCommands.js';
 
 /** Builds the CLI and runs it; resolves to the process exit code (0 pass, 1 gate, 2 input, 3 could not run). */
 export async function main(argv: string[]): Promise<number> {
@@ -31,6 +32,9 @@ export async function main(argv: string[]): Promise<number> {
   registerBaseline(program, handle);
   registerCompare(program, handle);
   registerReport(program, handle);
+  registerImport(program, handle);
+  registerScore(program, handle);
+  registerExport(program, handle);
 
   try {
     await program.parseAsync(argv);

@@ -13,5 +13,7 @@ export function modelLabel(model: ModelInfo): string {
       return `LIVE: ${model.model} at ${model.base_url ?? 'default endpoint'}`;
     case 'none':
       return 'no model (policy tasks only)';
+    case 'imported':
+      return `IMPORTED: stored traces of ${model.model}, judged without running the agent`;
   }
 }

@@ -5,6 +5,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { RunReport } from '../../schema/report.js';
+import { vocabularyForViewer } from '../../schema/traceVocabulary.js';
 import { modelLabel } from '../modelLabel.js';
 import { buildCharts } from './charts.js';
 import { compactTrace } from './compactTrace.js';
@@ -125,6 +126,8 @@ export async function renderHtml(report: RunReport, options: RenderOptions): Pro
     charts: buildCharts(report),
     modelLabel: modelLabel(report.run.model),
     embeddedTraces: traces.size,
+    // The viewer reads span attributes by these names (canonical key first, then older keys).
+    vocabulary: vocabularyForViewer(),
   };
   const csp = [
     "default-src 'none'",
