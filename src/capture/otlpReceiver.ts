@@ -47,12 +47,11 @@ function readBody(req: IncomingMessage, max: number): Promise<Buffer | null> {
     let size = 0;
     req.on('data', (c: Buffer) => {
       size += c.length;
-      if (size > max) {
-        resolve(null);
-        req.destroy();
-      } else chunks.push(c);
+      // Over the cap the body is drained, not kept, so the sender still reads the 413.
+      if (size > max * 4) req.destroy();
+      else if (size <= max) chunks.push(c);
     });
-    req.on('end', () => resolve(Buffer.concat(chunks)));
+    req.on('end', () => resolve(size > max ? null : Buffer.concat(chunks)));
     req.on('error', reject);
   });
 }
