@@ -8,6 +8,8 @@ const SAFE_DIGITS = 15;
  * digits: span ids that SDK exporters print as big integers survive as decimal strings.
  */
 export function quoteBigIntegers(text: string): string {
+  // A number literal follows `:`, `[` or `,`; most files have no long one and skip the scan.
+  if (!/[:[,]\s*-?\d{16}/.test(text)) return text;
   let out = '';
   let last = 0;
   let i = 0;

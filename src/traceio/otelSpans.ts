@@ -160,7 +160,11 @@ function toolCall(span: OtelSpan): ToolCallRecord {
   };
 }
 
-const byStart = (x: OtelSpan, y: OtelSpan) => (x.start ?? '').localeCompare(y.start ?? '');
+const byStart = (x: OtelSpan, y: OtelSpan) => {
+  const a = x.start ?? '';
+  const b = y.start ?? '';
+  return a < b ? -1 : a > b ? 1 : 0;
+};
 
 /**
  * Spans of one or many traces → one conversation per trace id. Spans may come in any order; the

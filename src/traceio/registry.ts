@@ -36,6 +36,16 @@ export function sniffInput(bytes: Uint8Array, fileName: string): SniffInput {
   const text = textOf(bytes);
   if (text.trim() === '') throw new ImportError('EMPTY', fileName, 'the file is empty');
   if (!/^\s*[[{]/.test(text)) throw new ImportError('UNKNOWN_FORMAT', fileName, 'not JSON, JSON Lines or a zip archive');
+  // JSON Lines (one value per line) is tried first when the first line is a whole value by itself.
+  const firstLine = text.slice(0, text.indexOf('\n') === -1 ? text.length : text.indexOf('\n')).trim();
+  if (firstLine.length < text.trim().length && /^[[{].*[\]}]$/.test(firstLine)) {
+    try {
+      input.jsonLines = parseJsonLines(text, fileName);
+      return input;
+    } catch {
+      // not JSON Lines after all: read it whole below
+    }
+  }
   try {
     input.json = parseJson(text, fileName);
     return input;

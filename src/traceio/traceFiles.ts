@@ -4,9 +4,15 @@ import { TraceSchema, type Trace } from '../schema/trace.js';
 import { zodProblem } from '../schema/jsonFile.js';
 import { ImportError } from './importError.js';
 
+const made = new Set<string>();
+
 /** Writes a file whole or not at all. */
 export function writeAtomic(file: string, text: string): void {
-  mkdirSync(path.dirname(file), { recursive: true });
+  const dir = path.dirname(file);
+  if (!made.has(dir)) {
+    mkdirSync(dir, { recursive: true });
+    made.add(dir);
+  }
   const tmp = `${file}.${process.pid}.tmp`;
   writeFileSync(tmp, text);
   renameSync(tmp, file);
