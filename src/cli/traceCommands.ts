@@ -15,7 +15,7 @@ import { finalAnswerCell, importRow } from '../traceio/importSummary.js';
 import { FORMAT_NAMES, parseTraces, type FormatName, type ImportedFile } from '../traceio/registry.js';
 import { toOtlpRequest } from '../traceio/otlpExport.js';
 import { sendOtlp, tracesUrl } from '../traceio/otlpSend.js';
-import { readTraceDir, traceFileNames, writeAtomic } from '../traceio/traceFiles.js';
+import { readTraceDir, traceFileNames, writeAtomic, writeTraces } from '../traceio/traceFiles.js';
 import { TRACEGATE_VERSION } from '../version.js';
 import { CliError, EXIT } from './exitCodes.js';
 import { addGateOptions, finishReport, type GateFlags } from './finishReport.js';
@@ -60,8 +60,7 @@ export function registerImport(program: Command, handle: Handle): void {
         const redactor = createRedactor();
         const outDir = path.resolve(flags.out);
         const all = imported.flatMap((i) => i.traces);
-        const names = traceFileNames(all);
-        all.forEach((trace, i) => writeAtomic(path.join(outDir, names[i]!), JSON.stringify(redactor.deep(trace), null, 1) + '\n'));
+        writeTraces(all, outDir, redactor.deep);
 
         const table = makeTable({ head: ['file', 'format', 'traces', 'model calls', 'tool calls', 'errors', 'final answer', 'cannot tell'] });
         for (const row of imported.map(importRow)) {

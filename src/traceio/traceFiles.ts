@@ -57,3 +57,10 @@ export function readTraceDir(dir: string): StoredTrace[] {
     return { file, trace: parsed.data };
   });
 }
+
+/** Writes traces (redacted) as `<task>.e<epoch>.json` into `dir`; returns the file names. */
+export function writeTraces(traces: Trace[], dir: string, redact: <T>(value: T) => T): string[] {
+  const names = traceFileNames(traces);
+  traces.forEach((trace, i) => writeAtomic(path.join(dir, names[i]!), JSON.stringify(redact(trace), null, 1) + '\n'));
+  return names;
+}
