@@ -28,7 +28,11 @@ export function toolCallsOf(message: Record<string, unknown>): CallRef[] {
       calls = undefined;
     }
   }
-  if (!Array.isArray(calls)) return [];
+  if (!Array.isArray(calls)) {
+    // The older `function_call` of the chat API: one call, no id (its result is a `role: "function"` message).
+    const fc = message['function_call'];
+    return isRecord(fc) ? [{ id: null, name: str(fc['name']) ?? '(unnamed)', arguments: asText(fc['arguments']) }] : [];
+  }
   return calls.filter(isRecord).map((c) => {
     const fn = c['function'];
     const name = isRecord(fn) ? str(fn['name']) : str(fn) ?? str(c['name']);
@@ -64,7 +68,10 @@ export function messagesToTurns(messages: unknown[], options: MessageOptions = {
       turns.push(turn);
     } else if (role === 'tool' || role === 'function') {
       const id = str(raw['tool_call_id']) ?? (Array.isArray(raw['tool_call_ids']) ? str(raw['tool_call_ids'][0]) : null);
-      let target = id !== null ? open.get(id) : undefined;
+      const name = str(raw['name']) ?? str(raw['function']);
+      // Without an id, a result answers the oldest open call of the same name.
+      let target = id !== null ? open.get(id) : [...open.entries()].find(([, t]) => t.id === null && t.name === name)?.[1];
+      if (id === null && target) open.delete([...open.entries()].find(([, t]) => t === target)![0]);
       if (!target) {
         // A result with no matching call: it still happened, so it is kept under its own turn.
         target = { ...emptyTool(str(raw['function']) ?? str(raw['name']) ?? '(unknown)'), id };

@@ -190,3 +190,37 @@ describe('bad input', () => {
     expect(error.message).toContain('"no ids"');
   });
 });
+
+describe('unknown fields', () => {
+  /** Every object of a JSON value gets a field no format knows, holding values of every JSON type. */
+  function sprinkle(value: unknown): unknown {
+    if (Array.isArray(value)) return value.map(sprinkle);
+    if (value && typeof value === 'object') {
+      return { ...Object.fromEntries(Object.entries(value).map(([k, v]) => [k, sprinkle(v)])), zz_future_field: { nested: [1, 'x', null, true, { deeper: 2.5 }] } };
+    }
+    return value;
+  }
+
+  for (const name of ['genai-otlp.jsonl', 'openinference-otlp.json', 'vercel-ai-otlp.json', 'jaeger-export.json', 'phoenix-spans.jsonl', 'mini-swe-agent-v2.traj.json', 'openai-messages.json']) {
+    it(`${name}: the same traces and counts with an unknown field in every object`, () => {
+      const text = readFileSync(path.join(FIXTURES, name), 'utf8');
+      const changed = name.endsWith('.jsonl')
+        ? text.trim().split('\n').map((l) => JSON.stringify(sprinkle(JSON.parse(l)))).join('\n')
+        : JSON.stringify(sprinkle(JSON.parse(text)));
+      const before = importRow(fixture(name));
+      const after = importRow(parseTraces(strToU8(changed), name));
+      expect(after).toEqual(before);
+    });
+  }
+
+  it('OpenAI messages with the older function_call / role "function" pair by name', () => {
+    const [t] = json([
+      { role: 'user', content: 'weather?' },
+      { role: 'assistant', content: null, function_call: { name: 'weather', arguments: '{"city":"Oslo"}' } },
+      { role: 'function', name: 'weather', content: 'cold' },
+      { role: 'assistant', content: 'It is cold.' },
+    ]).traces;
+    expect(toolAttr(toolSpans(t!)[0]!)).toMatchObject({ name: 'weather', arguments: '{"city":"Oslo"}', result: 'cold', ok: true });
+    expect(toolSpans(t!)).toHaveLength(1);
+  });
+});
