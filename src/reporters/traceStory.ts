@@ -1,4 +1,4 @@
-import { SPAN_KIND, compressionAttr, llmAttr, stepOf as stepAttr, toolAttr, type Span, type Trace } from '../schema/trace.js';
+import { SPAN_KIND, attr, compressionAttr, llmAttr, stepOf as stepAttr, toolAttr, type Span, type Trace } from '../schema/trace.js';
 import { modelLabel } from './modelLabel.js';
 
 const clip = (text: string, max: number) => (text.length > max ? `${text.slice(0, max)}…` : text);
@@ -29,6 +29,12 @@ export function traceStory(trace: Trace): string {
   lines.push(`task ${trace.task_id} (epoch ${trace.epoch}), trace ${trace.trace_id}`);
   lines.push(`model: ${modelLabel(trace.model)}`);
   lines.push(`${trace.started_at} → ${trace.ended_at} (${seconds.toFixed(2)}s), tokens ${trace.usage.input_tokens} in / ${trace.usage.output_tokens} out`);
+  const root = trace.spans.find((s) => s.parent_id === null);
+  const format = root ? attr(root, 'importFormat') : null;
+  if (root && format) {
+    const unknown = attr(root, 'importUnknown') ?? [];
+    lines.push(`imported from ${format}${unknown.length ? `; the source cannot tell: ${unknown.join(', ')}` : ''}`);
+  }
 
   const steps = [...new Set(trace.spans.filter((s) => s.kind !== 'agent').map(stepOf))].sort((a, b) => a - b);
   for (const step of steps) {

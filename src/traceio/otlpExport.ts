@@ -60,7 +60,9 @@ function otlpSpan(span: Span, traceId: string, trace: Trace): Record<string, unk
     if (trace.final_answer.text !== null) attributes[EXPORT_KEYS.finalAnswer] = trace.final_answer.text;
     if (trace.error) Object.assign(attributes, { [EXPORT_KEYS.errorCode]: trace.error.code, [EXPORT_KEYS.errorMessage]: trace.error.message });
   }
-  const message = span.status === 'error' ? (attr(span, 'message') ?? attr(span, 'errorType') ?? (root ? trace.error?.message : null) ?? '') : '';
+  // A failed tool call is an ERROR span for other tools, whatever the recorder set.
+  const failed = span.status === 'error' || (span.kind === 'tool' && attr(span, 'resultOk') === false);
+  const message = failed ? (attr(span, 'errorType') ?? attr(span, 'message') ?? (root ? trace.error?.message : null) ?? '') : '';
   return {
     traceId,
     spanId: hex(span.span_id, 16),
@@ -72,7 +74,7 @@ function otlpSpan(span: Span, traceId: string, trace: Trace): Record<string, unk
     endTimeUnixNano: nanos(span.end),
     attributes: keyValues(attributes),
     events: span.events.map((e) => ({ name: e.name, timeUnixNano: nanos(e.time), attributes: keyValues(e.attributes) })),
-    status: span.status === 'error' ? { code: 2, message } : { code: 1 },
+    status: failed ? { code: 2, message } : { code: 1 },
   };
 }
 
