@@ -65,7 +65,7 @@ function eventTurns(events: unknown[]): Turn[] {
   return turns;
 }
 
-function sampleConversation(sample: Rec, evalInfo: Rec, fileName: string): Conversation {
+function sampleConversation(sample: Rec, evalInfo: Rec, stats: Rec, fileName: string): Conversation {
   const events = Array.isArray(sample['events']) ? sample['events'] : [];
   const fromEvents = events.some((e) => isRecord(e) && (e['event'] === 'model' || e['event'] === 'tool'));
   const turns = fromEvents ? eventTurns(events) : messagesToTurns(Array.isArray(sample['messages']) ? sample['messages'] : []);
@@ -99,8 +99,9 @@ function sampleConversation(sample: Rec, evalInfo: Rec, fileName: string): Conve
     epoch: epoch !== null && epoch >= 1 ? epoch - 1 : 0,
     traceId: null,
     model: str(evalInfo['model']),
-    startedAt: times[0] ?? null,
-    endedAt: times.at(-1) ?? null,
+    // Without events: the sample's own times, else the eval's (then only the day is certain).
+    startedAt: times[0] ?? isoOf(sample['started_at']) ?? isoOf(stats['started_at']),
+    endedAt: times.at(-1) ?? isoOf(sample['completed_at']) ?? isoOf(stats['completed_at']),
     finalAnswer,
     exitReason,
     turns,
@@ -125,7 +126,7 @@ export const inspectJson: TraceFormat = {
     const log = json as Rec;
     const samples = Array.isArray(log['samples']) ? log['samples'].filter(isRecord) : [];
     if (samples.length === 0) throw new ImportError('EMPTY', fileName, 'the Inspect log has no samples (was it written with --no-log-samples?)');
-    return samples.map((s) => sampleConversation(s, log['eval'] as Rec, fileName));
+    return samples.map((s) => sampleConversation(s, log['eval'] as Rec, isRecord(log['stats']) ? log['stats'] : {}, fileName));
   },
 };
 
@@ -159,7 +160,7 @@ export const inspectEval: TraceFormat = {
     return names.map((n) => {
       const sample = parseJson(textOf(files[n]!), `${fileName}:${n}`);
       if (!isRecord(sample)) throw new ImportError('BAD_FORMAT', `${fileName}:${n}`, 'a sample must be a JSON object');
-      return sampleConversation(sample, header['eval'] as Rec, `${fileName}:${n}`);
+      return sampleConversation(sample, header['eval'] as Rec, isRecord(header['stats']) ? header['stats'] : {}, `${fileName}:${n}`);
     });
   },
 };
