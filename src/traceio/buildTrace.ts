@@ -88,7 +88,10 @@ export function buildTrace(c: Conversation): Trace {
       });
     });
   });
-  const usage = c.usage ?? { input: inputTokens, output: outputTokens };
+  const raw = c.usage ?? { input: inputTokens, output: outputTokens };
+  // Token counts from other tools may be floats or negative; a trace holds whole, non-negative counts.
+  const whole = (n: number) => (Number.isFinite(n) ? Math.max(0, Math.round(n)) : 0);
+  const usage = { input: whole(raw.input), output: whole(raw.output) };
   const root: Span = {
     span_id: rootId,
     parent_id: null,

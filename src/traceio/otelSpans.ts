@@ -1,4 +1,4 @@
-import type { AttributeValue, ExitReason, Span, SpanEvent } from '../schema/trace.js';
+import { ExitReasonSchema, type AttributeValue, type ExitReason, type Span, type SpanEvent } from '../schema/trace.js';
 import { ATTR } from '../schema/traceVocabulary.js';
 import { emptyModel, emptyTool, type Conversation, type ModelCallRecord, type ToolCallRecord, type Turn } from './conversation.js';
 import { errorTypeFrom } from './errorTypes.js';
@@ -209,7 +209,8 @@ function oneTrace(traceId: string, spans: OtelSpan[], format: string, fallbackTa
   if (finalAnswer === null && root && typeof ra['gen_ai.output.messages'] === 'string') finalAnswer = reply({ 'gen_ai.output.messages': ra['gen_ai.output.messages'] }).content;
   const lastModel = [...turns].reverse().find((t) => t.model)?.model ?? null;
   if (finalAnswer === null && lastModel && lastModel.toolCalls === 0 && turns.at(-1)?.tools.length === 0) finalAnswer = lastModel.content;
-  let exitReason = str(exported[EXPORT_KEYS.exitReason]) as ExitReason | null;
+  const ownExit = ExitReasonSchema.safeParse(exported[EXPORT_KEYS.exitReason]);
+  let exitReason: ExitReason | null = ownExit.success ? ownExit.data : null;
   if (exitReason === null) {
     if (root?.status === 'error') exitReason = 'error';
     else if (finalAnswer !== null) exitReason = 'completed';
@@ -223,6 +224,9 @@ function oneTrace(traceId: string, spans: OtelSpan[], format: string, fallbackTa
   if (turns.some((t) => t.tools.some((x) => x.result === null))) unknown.push('tool results');
   if (skipped > 0) unknown.push(`${skipped} span${skipped > 1 ? 's' : ''} of no GenAI/OpenInference kind skipped`);
   const taskId = str(exported[EXPORT_KEYS.taskId]);
+  // tracegate's own export carries the trace's token totals on its root.
+  const ownUsage = taskId !== null ? num(exported['gen_ai.usage.input_tokens']) : null;
+  const errorCode = str(exported[EXPORT_KEYS.errorCode]);
   const starts = sorted.map((s) => s.start).filter((x): x is string => x !== null);
   const ends = sorted.map((s) => s.end).filter((x): x is string => x !== null);
   return {
@@ -238,8 +242,8 @@ function oneTrace(traceId: string, spans: OtelSpan[], format: string, fallbackTa
     exitReason,
     turns,
     unknown,
-    runError: str(exported[EXPORT_KEYS.errorCode]) ? { code: str(exported[EXPORT_KEYS.errorCode])!, message: str(exported[EXPORT_KEYS.errorMessage]) ?? '' } : null,
-    usage: num(exported[EXPORT_KEYS.taskId] === undefined ? undefined : exported['gen_ai.usage.input_tokens']) !== null ? { input: num(exported['gen_ai.usage.input_tokens'])!, output: num(exported['gen_ai.usage.output_tokens']) ?? 0 } : null,
+    runError: errorCode ? { code: errorCode, message: str(exported[EXPORT_KEYS.errorMessage]) ?? '' } : null,
+    usage: ownUsage !== null ? { input: ownUsage, output: num(exported['gen_ai.usage.output_tokens']) ?? 0 } : null,
     rootSpanId: root?.spanId,
     rootExtra: root ? keep(root.attributes) : undefined,
     otherSpans,
