@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mergeSpans } from '../../src/capture/mergeSpans.js';
 import { OTLP_GRACE_MS, newTraceContext, startOtlpReceiver, type OtlpReceiver } from '../../src/capture/otlpReceiver.js';
 import { encodeOtlpProtobuf } from '../../src/capture/otlpProto.js';
+import { otlpTrial } from '../../src/capture/otlpTrial.js';
 import { llmSpans, toolAttr, toolSpans, type Span } from '../../src/schema/trace.js';
 import { ROOT } from '../helpers/cli.js';
 import { TraceBuilder } from '../helpers/traceBuilder.js';
@@ -73,6 +74,17 @@ describe('the OTLP/HTTP receiver with the real OpenTelemetry JS SDK', () => {
       expect(mergeSpans(merged, spans).spans).toHaveLength(merged.spans.length);
     });
   }
+
+  it('otlpTrial gives an agent the env it needs and merges its spans into the trial trace', async () => {
+    const trial = otlpTrial(receiver);
+    expect(trial.env['TRACEPARENT']).toBe(`00-${trial.traceId}-${trial.env['TRACEPARENT']!.split('-')[2]}-01`);
+    const run = await runAgent('proto', trial.env);
+    expect(run.code).toBe(0);
+    const trace = await trial.finish(new TraceBuilder('fixture_task').final(run.stdout.trim()).build(), 100);
+    expect(toolSpans(trace).map((s) => toolAttr(s).name)).toEqual(['read_file', 'read_file']);
+    expect(llmSpans(trace)).toHaveLength(2);
+    expect(trace.final_answer.text).toBe('README.md is a demo.');
+  });
 
   it('keeps traces apart, answers 400/404/413/415 to bad requests, and accepts gzip', async () => {
     const url = `${receiver.endpoint}/v1/traces`;
