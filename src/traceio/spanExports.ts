@@ -29,9 +29,39 @@ function records(input: SniffInput): unknown[] {
   return input.jsonLines ?? [];
 }
 
-// ---- OpenTelemetry SDK console / file exporters (Python `span.to_json()`, and the like) ----
+// ---- OpenTelemetry SDK console / file exporters (Python `span.to_json()`; the JS SDK's span info as JSON) ----
 
-const isSdkSpan = (v: unknown) => isRecord(v) && isRecord(v['context']) && ('span_id' in v['context'] || 'spanId' in v['context']) && 'name' in v && !('span_kind' in v);
+const isPySpan = (v: unknown) => isRecord(v) && isRecord(v['context']) && ('span_id' in v['context'] || 'spanId' in v['context']) && 'name' in v && !('span_kind' in v);
+/** The JavaScript SDK's exported span info (what ConsoleSpanExporter shows), saved as JSON. */
+const isJsSpan = (v: unknown) => isRecord(v) && typeof v['traceId'] === 'string' && typeof v['id'] === 'string' && 'timestamp' in v && 'name' in v;
+const isSdkSpan = (v: unknown) => isPySpan(v) || isJsSpan(v);
+
+/** An HrTime `[seconds, nanoseconds]`, or microseconds since the epoch, as ISO. */
+function hrIso(v: unknown): string | null {
+  if (Array.isArray(v) && typeof v[0] === 'number' && typeof v[1] === 'number') return new Date(v[0] * 1000 + Math.floor(v[1] / 1e6)).toISOString();
+  return isoOf(v, 'us');
+}
+
+function jsSpan(v: Record<string, unknown>, fileName: string): OtelSpan {
+  const traceId = hexId(v['traceId'], 16);
+  const spanId = hexId(v['id'], 8);
+  if (!traceId || !spanId) throw new ImportError('BAD_FORMAT', fileName, `span ${JSON.stringify(v['name'])}: traceId/id unreadable`);
+  const start = num(v['timestamp']);
+  const parentContext = isRecord(v['parentSpanContext']) ? v['parentSpanContext']['spanId'] : undefined;
+  const status = isRecord(v['status']) ? v['status'] : {};
+  return {
+    traceId,
+    spanId,
+    parentId: parentId(v['parentId'] ?? v['parentSpanId'] ?? parentContext),
+    name: str(v['name']) ?? '',
+    start: start === null ? null : isoOf(start, 'us'),
+    end: start === null ? null : isoOf(start + (num(v['duration']) ?? 0), 'us'),
+    attributes: isRecord(v['attributes']) ? v['attributes'] : {},
+    status: status['code'] === 2 ? 'error' : status['code'] === 1 ? 'ok' : 'unset',
+    statusMessage: str(status['message']),
+    events: (Array.isArray(v['events']) ? v['events'] : []).filter(isRecord).map((e) => ({ name: str(e['name']) ?? '', time: hrIso(e['time']), attributes: isRecord(e['attributes']) ? e['attributes'] : {} })),
+  };
+}
 
 function sdkSpan(v: Record<string, unknown>, fileName: string): OtelSpan {
   const ctx = v['context'] as Record<string, unknown>;
@@ -64,7 +94,12 @@ export const otelSdkSpans: TraceFormat = {
     const r = records(input);
     return r.length > 0 && r.every(isSdkSpan);
   },
-  parse: (input) => otelConversations(records(input).map((v) => sdkSpan(v as Record<string, unknown>, input.fileName)), 'otel-sdk-spans', stem(input.fileName)),
+  parse: (input) =>
+    otelConversations(
+      records(input).map((v) => (isJsSpan(v) ? jsSpan(v as Record<string, unknown>, input.fileName) : sdkSpan(v as Record<string, unknown>, input.fileName))),
+      'otel-sdk-spans',
+      stem(input.fileName),
+    ),
 };
 
 // ---- Jaeger JSON export: {data: [{traceID, spans: [...], processes}]} ----

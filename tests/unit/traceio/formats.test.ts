@@ -224,3 +224,15 @@ describe('unknown fields', () => {
     expect(toolSpans(t!)).toHaveLength(1);
   });
 });
+
+describe('the JavaScript SDK span info saved as JSON', () => {
+  it('traceId/id, parentSpanContext, µs timestamp and duration, HrTime event times, status codes', () => {
+    const imported = fixture('js-sdk-spans.json');
+    expect(imported.format).toBe('otel-sdk-spans');
+    const [t] = imported.traces;
+    expect(toolAttr(toolSpans(t!)[0]!)).toMatchObject({ name: 'list_files', ok: true, result: 'a.txt', step: 1 });
+    const [chat] = llmSpans(t!);
+    expect(chat).toMatchObject({ status: 'error', start: '2023-11-14T22:13:20.500Z', end: '2023-11-14T22:13:20.900Z' });
+    expect(chat!.events).toEqual([{ name: 'retry', time: '2023-11-14T22:13:20.700Z', attributes: {} }]);
+  });
+});
