@@ -19,11 +19,12 @@ function isoOf(v: unknown): string | null {
 }
 
 /** Model and tool events as turns (Inspect's transcript: `event: "model" | "tool"`). */
-function eventTurns(events: unknown[]): Turn[] {
-  const turns: Turn[] = [];
+function eventTurns(events: unknown[], turns: Turn[] = []): Turn[] {
   for (const e of events) {
     if (!isRecord(e)) continue;
-    if (e['event'] === 'model') {
+    // Older logs nest a sub-agent's transcript inside `subtask` (and `step`) events.
+    if ((e['event'] === 'subtask' || e['event'] === 'step') && Array.isArray(e['events'])) eventTurns(e['events'], turns);
+    else if (e['event'] === 'model') {
       const output = isRecord(e['output']) ? e['output'] : {};
       const choice = Array.isArray(output['choices']) && isRecord(output['choices'][0]) ? output['choices'][0] : {};
       const message = isRecord(choice['message']) ? choice['message'] : {};

@@ -155,6 +155,7 @@ describe('agent logs', () => {
         { event: 'model', timestamp: '2025-01-01T00:00:00+00:00', model: 'openai/gpt-4o', output: { choices: [{ message: { role: 'assistant', content: '', tool_calls: [{ id: 't1', function: 'bash', arguments: { cmd: 'sleep 99' } }] } }], usage: { input_tokens: 5, output_tokens: 2 } } },
         { event: 'tool', timestamp: '2025-01-01T00:00:01+00:00', id: 't1', function: 'bash', arguments: { cmd: 'sleep 99' }, result: '', error: { type: 'timeout', message: 'Command timed out' } },
         { event: 'unknown_future_event', whatever: true },
+        { event: 'subtask', name: 'helper', events: [{ event: 'tool', id: 't2', function: 'read', arguments: {}, result: 'x' }] },
       ],
     });
     const archive = zipSync({
@@ -168,6 +169,7 @@ describe('agent logs', () => {
       ['task_a', 1, 'max_steps'],
     ]);
     expect(toolAttr(toolSpans(imported.traces[0]!)[0]!)).toMatchObject({ errorType: 'COMMAND_TIMEOUT', message: 'Command timed out', ok: false });
+    expect(names(imported.traces[0]!)).toEqual(['bash', 'read']); // the subtask's tool call too
   });
 });
 
