@@ -1,4 +1,6 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer, type IncomingHttpHeaders } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startOtlpReceiver, type OtlpReceiver } from '../../src/capture/otlpReceiver.js';
@@ -136,6 +138,25 @@ describe('export → import round trip on the demo', () => {
         expect(spans.filter((s) => s.kind === 'tool').map((s) => toolAttr(s).errorType)).toContain('FILE_NOT_FOUND');
       });
     }
+
+    it('the header value from the environment reaches the endpoint, never the command line', async () => {
+      const seen: Array<{ url: string; headers: IncomingHttpHeaders }> = [];
+      const server = createServer((req, res) => {
+        seen.push({ url: req.url ?? '', headers: req.headers });
+        req.resume();
+        req.on('end', () => res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end());
+      });
+      await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+      try {
+        const { port } = server.address() as AddressInfo;
+        const result = await runCli(['export', demo, '--otlp-endpoint', `http://127.0.0.1:${port}/api/public/otel`, '--header', 'Authorization=TG_TEST_AUTH'], { env: { TG_TEST_AUTH: 'Basic cGstbGY6c2stbGY=' } });
+        expect(result.code).toBe(0);
+        expect(seen.length).toBe(1); // 16 traces in one batch
+        expect(seen[0]).toMatchObject({ url: '/api/public/otel/v1/traces', headers: { authorization: 'Basic cGstbGY6c2stbGY=', 'content-type': 'application/x-protobuf' } });
+      } finally {
+        server.close();
+      }
+    });
 
     it('a header whose variable is not set is exit 2', async () => {
       const result = await runCli(['export', demo, '--otlp-endpoint', receiver.endpoint, '--header', 'Authorization=TG_NOT_SET_ANYWHERE']);
