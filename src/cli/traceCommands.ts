@@ -75,10 +75,13 @@ export function registerImport(program: Command, handle: Handle): void {
 /** The file name's task id: `<task>.e<epoch>(-n).json` → task. */
 const taskFromFile = (file: string) => path.basename(file).replace(/(\.e\d+)?(-\d+)?\.json$/, '');
 
+/** The run's model line: the traces' own when they agree (policy-only traces aside), else "imported". */
 function modelOf(models: ModelInfo[]): ModelInfo {
-  const names = [...new Set(models.map((m) => m.model))];
-  const first = models[0];
-  if (first && models.every((m) => m.mode === first.mode && m.provider === first.provider) && names.length === 1) return first;
+  const withModel = models.filter((m) => m.mode !== 'none');
+  const pool = withModel.length > 0 ? withModel : models;
+  const first = pool[0];
+  if (first && pool.every((m) => m.mode === first.mode && m.provider === first.provider && m.model === first.model)) return first;
+  const names = [...new Set(pool.map((m) => m.model))];
   return { provider: 'imported', mode: 'imported', model: names.join(', ') || 'unknown', base_url: null };
 }
 
@@ -147,7 +150,7 @@ export function registerScore(program: Command, handle: Handle): void {
         suites: suites.map((s) => ({ path: s.path, tasks: s.tasks.length, sha256: s.sha256 })),
         adapter: 'stored traces',
         model,
-        scripted: model.mode === 'scripted',
+        scripted: models.some((m) => m.mode === 'scripted'),
         variant: null,
         policy: 'as recorded in the traces',
         sandbox: 'as recorded in the traces',

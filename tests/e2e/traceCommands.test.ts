@@ -115,6 +115,17 @@ describe('export → import round trip on the demo', () => {
     expect(again.summary).toMatchObject({ passed: original.summary.passed, failed: original.summary.failed, tool_calls: original.summary.tool_calls, tool_errors: original.summary.tool_errors });
   });
 
+  it('re-judges a stored run from its report folder with the same verdicts', async () => {
+    const out = tempDir();
+    const scored = await runCli(['score', 'suites/demo.jsonl', '--traces', demo, '--out', out, '--baseline', 'baselines/demo.json']);
+    expect(scored.code).toBe(0);
+    const again = readReport(out);
+    const original = readReport(demo);
+    expect(again.tasks.map((t) => [t.id, t.status, t.failure_reason])).toEqual(original.tasks.map((t) => [t.id, t.status, t.failure_reason]));
+    expect(again.diff?.tasks.filter((t) => t.change === 'regressed')).toEqual([]);
+    expect(again.run.model.mode).toBe('scripted'); // the traces' own model, still labelled as scripted
+  });
+
   describe('to an OTLP/HTTP endpoint', () => {
     let receiver: OtlpReceiver;
     beforeAll(async () => {
