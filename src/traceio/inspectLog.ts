@@ -45,7 +45,8 @@ function eventTurns(events: unknown[], turns: Turn[] = []): Turn[] {
         tools: [],
       });
     } else if (e['event'] === 'tool') {
-      const err = isRecord(e['error']) ? e['error'] : null;
+      // `failed`: newer logs mark a tool that raised; the error then says how.
+      const err = isRecord(e['error']) ? e['error'] : e['failed'] === true ? { type: 'unknown', message: 'the tool failed' } : null;
       const type = err ? str(err['type']) : null;
       const tool = {
         ...emptyTool(str(e['function']) ?? '(unnamed)'),

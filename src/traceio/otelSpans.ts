@@ -252,6 +252,11 @@ function oneTrace(traceId: string, spans: OtelSpan[], format: string, fallbackTa
 
 /** Nanoseconds since the epoch (a decimal string or number) as an ISO time (milliseconds kept). */
 export function nanosToIso(v: unknown): string | null {
+  // protobufjs-style Long {low, high}, as some JSON serializers write 64-bit fields.
+  if (v && typeof v === 'object' && typeof (v as { low?: unknown }).low === 'number' && typeof (v as { high?: unknown }).high === 'number') {
+    const { low, high } = v as { low: number; high: number };
+    v = ((BigInt(high >>> 0) << 32n) + BigInt(low >>> 0)).toString();
+  }
   if (typeof v === 'number' && Number.isFinite(v)) return new Date(Math.floor(v / 1e6)).toISOString();
   if (typeof v !== 'string' || !/^\d+$/.test(v)) return null;
   return new Date(v.length > 6 ? Number(v.slice(0, -6)) : 0).toISOString();

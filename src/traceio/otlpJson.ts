@@ -76,13 +76,15 @@ export function otlpSpans(request: unknown, fileName: string): OtelSpan[] {
 }
 
 const isRequest = (v: unknown) => isRecord(v) && Array.isArray(v['resourceSpans'] ?? v['resource_spans']);
+/** Jaeger's v3 API answers `{result: <ExportTraceServiceRequest>}`. */
+const unwrap = (v: unknown) => (isRecord(v) && isRequest(v['result']) ? v['result'] : v);
 
 export const otlpJson: TraceFormat = {
   label: 'OTLP/JSON (ExportTraceServiceRequest, or JSON Lines of them)',
   extensions: ['.json', '.jsonl'],
-  sniff: ({ json, jsonLines }) => isRequest(json) || (jsonLines !== undefined && jsonLines.length > 0 && jsonLines.every(isRequest)),
+  sniff: ({ json, jsonLines }) => isRequest(unwrap(json)) || (jsonLines !== undefined && jsonLines.length > 0 && jsonLines.every((l) => isRequest(unwrap(l)))),
   parse: ({ json, jsonLines, fileName }) => {
-    const requests = isRequest(json) ? [json] : (jsonLines ?? []);
+    const requests = (isRequest(unwrap(json)) ? [json] : (jsonLines ?? [])).map(unwrap);
     return otelConversations(requests.flatMap((r) => otlpSpans(r, fileName)), 'otlp-json', stem(fileName));
   },
 };

@@ -238,3 +238,14 @@ describe('the JavaScript SDK span info saved as JSON', () => {
     expect(chat!.events).toEqual([{ name: 'retry', time: '2023-11-14T22:13:20.700Z', attributes: {} }]);
   });
 });
+
+describe('OTLP variants', () => {
+  it("Jaeger's v3 API answer ({result: request}) and 64-bit times as {low, high}", () => {
+    const ns = 1700000000123000000n;
+    const long = { low: Number(ns & 0xffffffffn) | 0, high: Number(ns >> 32n) };
+    const request = { resourceSpans: [{ scopeSpans: [{ spans: [{ traceId: 'ab'.repeat(16), spanId: 'cd'.repeat(8), name: 'execute_tool t', startTimeUnixNano: long, endTimeUnixNano: long, attributes: [{ key: 'gen_ai.operation.name', value: { stringValue: 'execute_tool' } }] }] }] }] };
+    const imported = json({ result: request }, 'jaeger-v3.json');
+    expect(imported.format).toBe('otlp-json');
+    expect(toolSpans(imported.traces[0]!)[0]!.start).toBe('2023-11-14T22:13:20.123Z');
+  });
+});
