@@ -207,7 +207,9 @@ export function registerExport(program: Command, handle: Handle): void {
           return badInput(error);
         }
         if (stored.length === 0) throw new CliError(`${dir}: no trace files`, EXIT.BAD_INPUT);
-        const traces = stored.map((s) => s.trace);
+        // Stored traces are redacted already; leaving the machine, they are redacted again with this environment's secrets.
+        const redactor = createRedactor();
+        const traces = stored.map((s) => redactor.deep(s.trace));
         if (flags.otlp) {
           writeAtomic(path.resolve(flags.otlp), traces.map((t) => JSON.stringify(toOtlpRequest([t]))).join('\n') + '\n');
           process.stdout.write(`wrote ${traces.length} trace${traces.length === 1 ? '' : 's'} as OTLP/JSON to ${flags.otlp}\n`);
