@@ -4,17 +4,16 @@ import { TraceSchema, type Trace } from '../schema/trace.js';
 import { zodProblem } from '../schema/jsonFile.js';
 import { ImportError } from './importError.js';
 
-const made = new Set<string>();
-
-/** Writes a file whole or not at all. */
+/** Writes a file whole or not at all (its folder is made when missing). */
 export function writeAtomic(file: string, text: string): void {
-  const dir = path.dirname(file);
-  if (!made.has(dir)) {
-    mkdirSync(dir, { recursive: true });
-    made.add(dir);
-  }
   const tmp = `${file}.${process.pid}.tmp`;
-  writeFileSync(tmp, text);
+  try {
+    writeFileSync(tmp, text);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    mkdirSync(path.dirname(file), { recursive: true });
+    writeFileSync(tmp, text);
+  }
   renameSync(tmp, file);
 }
 
