@@ -1,6 +1,7 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { traceStory } from '../../../src/reporters/traceStory.js';
 import { toolAttr, toolSpans } from '../../../src/schema/trace.js';
 import { attr } from '../../../src/schema/traceVocabulary.js';
 import { importRow } from '../../../src/traceio/importSummary.js';
@@ -58,6 +59,11 @@ describe('the shared sample traces', () => {
       ['output_limit', 'OUTPUT_TRUNCATED'],
     ]);
     expect(importRow(imported).unknown).toEqual(expect.arrayContaining(['final answer', 'exit reason', 'model calls', 'timing']));
+    // Without events the eval's own start time stands in (stats.started_at).
+    expect(trace!.started_at).toBe('2025-02-07T00:00:00.000Z');
+    const story = traceStory(trace!);
+    expect(story).toMatch(/imported from inspect; the source cannot tell: timing, model calls, final answer, exit reason/);
+    expect(story).toMatch(/PERMISSION_DENIED/);
   });
 
   it('mini-swe-agent (old bare list): 2 assistant messages, each one bash block, the second submits', () => {
