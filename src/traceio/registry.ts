@@ -85,7 +85,13 @@ export function parseTraces(bytes: Uint8Array, fileName: string, format: FormatN
   }
   let traces: Trace[];
   try {
-    traces = FORMATS[name].parse(input).map(buildTrace);
+    const conversations: Array<ReturnType<TraceFormat['parse']>[number] | null> = FORMATS[name].parse(input);
+    // Large files: let the parsed JSON and each conversation go as soon as they are used.
+    input.json = input.jsonLines = undefined;
+    traces = conversations.map((c, i) => {
+      conversations[i] = null;
+      return buildTrace(c!);
+    });
   } catch (error) {
     if (error instanceof ImportError) throw error;
     throw new ImportError('BAD_FORMAT', fileName, `${name}: ${(error as Error).message.split('\n')[0]}`);
