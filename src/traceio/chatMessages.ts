@@ -1,5 +1,5 @@
 import { emptyModel, emptyTool, type ToolCallRecord, type Turn } from './conversation.js';
-import { errorTypeFrom } from './errorTypes.js';
+import { errorTypeFrom, succeededDespite } from './errorTypes.js';
 import { asText, isRecord, num, str } from './jsonText.js';
 
 /** The text of a chat message's content: a string, or a list of parts with `text`. */
@@ -84,7 +84,8 @@ export function messagesToTurns(messages: unknown[], options: MessageOptions = {
       const err = raw['error'];
       if (isRecord(err) || typeof err === 'string') {
         const type = isRecord(err) ? str(err['type']) : null;
-        Object.assign(target, { ok: false, sourceErrorType: type, errorType: errorTypeFrom(type, isRecord(err) ? str(err['message']) : err), message: isRecord(err) ? str(err['message']) : err });
+        const errorType = errorTypeFrom(type, isRecord(err) ? str(err['message']) : err);
+        Object.assign(target, { ok: succeededDespite(errorType), truncated: succeededDespite(errorType), sourceErrorType: type, errorType, message: isRecord(err) ? str(err['message']) : err });
       } else target.ok = true;
       Object.assign(target, outcome);
     }

@@ -16,6 +16,8 @@ export interface ToolCallRecord {
   sourceErrorType: string | null;
   message: string | null;
   exitCode: number | null;
+  /** The result arrived cut short (OUTPUT_TRUNCATED then flags it, the call still succeeded). */
+  truncated?: boolean;
   start: string | null;
   end: string | null;
   spanId?: string;

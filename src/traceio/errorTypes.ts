@@ -36,3 +36,6 @@ export function errorTypeFrom(...hints: Array<string | null | undefined>): Error
   }
   return 'COMMAND_FAILED';
 }
+
+/** OUTPUT_TRUNCATED is a flag on a result that still arrived, never a failed call (DESIGN.md). */
+export const succeededDespite = (type: ErrorType | null) => type === 'OUTPUT_TRUNCATED';

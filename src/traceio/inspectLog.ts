@@ -2,7 +2,7 @@ import { unzipSync } from 'fflate';
 import type { ExitReason } from '../schema/trace.js';
 import { lastAnswer, messagesToTurns, contentText } from './chatMessages.js';
 import { emptyModel, emptyTool, type Conversation, type Turn } from './conversation.js';
-import { errorTypeFrom } from './errorTypes.js';
+import { errorTypeFrom, succeededDespite } from './errorTypes.js';
 import { ImportError } from './importError.js';
 import { asText, isRecord, num, parseJson, str, textOf } from './jsonText.js';
 import type { TraceFormat } from './types.js';
@@ -48,13 +48,15 @@ function eventTurns(events: unknown[], turns: Turn[] = []): Turn[] {
       // `failed`: newer logs mark a tool that raised; the error then says how.
       const err = isRecord(e['error']) ? e['error'] : e['failed'] === true ? { type: 'unknown', message: 'the tool failed' } : null;
       const type = err ? str(err['type']) : null;
+      const errorType = err ? errorTypeFrom(type, str(err['message'])) : null;
       const tool = {
         ...emptyTool(str(e['function']) ?? '(unnamed)'),
         id: str(e['id']),
         arguments: asText(e['arguments']),
         result: typeof e['result'] === 'string' ? e['result'] : contentText(e['result']) ?? asText(e['result']),
-        ok: err === null,
-        errorType: err ? errorTypeFrom(type, str(err['message'])) : null,
+        ok: err === null || succeededDespite(errorType),
+        truncated: succeededDespite(errorType),
+        errorType,
         sourceErrorType: type,
         message: err ? str(err['message']) : null,
         start: isoOf(e['timestamp']),

@@ -27,7 +27,7 @@ describe('tracegate import', () => {
     expect(result.code).toBe(0);
     // file, format, traces, model calls, tool calls, errors, final answer (counts derived in tests/unit/traceio/samples.test.ts)
     expect(row(result.stdout, 'inspect__log_message_deduplication.eval').slice(1, 7)).toEqual(['inspect-eval', '1', '6', '5', '0', 'yes']);
-    expect(row(result.stdout, 'inspect__log_tool_call_error.json').slice(1, 7)).toEqual(['inspect-json', '1', '0', '11', '11', 'no']);
+    expect(row(result.stdout, 'inspect__log_tool_call_error.json').slice(1, 7)).toEqual(['inspect-json', '1', '0', '11', '10', 'no']);
     expect(row(result.stdout, 'mini-swe-agent__local.traj.json').slice(1, 7)).toEqual(['mini-swe-agent', '1', '2', '2', '0', 'yes']);
     expect(row(result.stdout, 'otlp__opentelemetry-proto__trace.json').slice(1, 7)).toEqual(['otlp-json', '1', '0', '0', '0', 'no']);
     expect(row(result.stdout, 'sweagenttestrepo-1c2844.traj').slice(1, 7)).toEqual(['swe-agent', '1', '5', '5', '0', 'yes']);
@@ -67,7 +67,7 @@ describe('tracegate score', () => {
       ['tool_called', true],
       ['max_steps', true],
     ]);
-    expect(report.summary).toMatchObject({ tool_calls: 11, tool_errors: 11 });
+    expect(report.summary).toMatchObject({ tool_calls: 11, tool_errors: 10 });
     expect(report.gate?.passed).toBe(true);
     expect(readFileSync(path.join(out, 'summary.md'), 'utf8')).toMatch(/IMPORTED/);
   });

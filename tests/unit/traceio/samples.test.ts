@@ -41,7 +41,9 @@ describe('the shared sample traces', () => {
   it('Inspect .json: one sample (id 1, epoch 4) whose 11 tool messages each carry a ToolCallError, no model messages, no output', () => {
     const imported = sample('inspect__log_tool_call_error.json');
     expect(imported.format).toBe('inspect-json');
-    expect(importRow(imported)).toMatchObject({ traces: 1, model_calls: 0, tool_calls: 11, errors: 11, final_answers: 0 });
+    // 11 tool messages; 10 failed calls, and the output_limit one a result that arrived truncated
+    // (OUTPUT_TRUNCATED is a flag on a result in tracegate, not a failure).
+    expect(importRow(imported)).toMatchObject({ traces: 1, model_calls: 0, tool_calls: 11, errors: 10, final_answers: 0 });
     const [trace] = imported.traces;
     expect(trace).toMatchObject({ task_id: '1', epoch: 3, final_answer: { text: null, exit_reason: 'unknown' } });
     const types = toolSpans(trace!).map((s) => [s.attributes['error.type'], toolAttr(s).errorType]);
@@ -58,6 +60,8 @@ describe('the shared sample traces', () => {
       ['unknown', 'COMMAND_FAILED'],
       ['output_limit', 'OUTPUT_TRUNCATED'],
     ]);
+    const truncated = toolSpans(trace!).at(-1)!;
+    expect(toolAttr(truncated)).toMatchObject({ ok: true, truncated: true, errorType: 'OUTPUT_TRUNCATED' });
     expect(importRow(imported).unknown).toEqual(expect.arrayContaining(['final answer', 'exit reason', 'model calls', 'timing']));
     // Without events the eval's own start time stands in (stats.started_at).
     expect(trace!.started_at).toBe('2025-02-07T00:00:00.000Z');
