@@ -64,8 +64,9 @@ export const maxSteps: Check<'max_steps'> = (trace, spec) => {
   const exit = trace.final_answer.exit_reason;
   if (exit === 'max_steps') return result('max_steps', false, `cut off at the step limit after ${steps} steps`);
   if (exit === 'error') return result('max_steps', false, 'the run ended in an error');
+  const how = exit === 'unknown' ? 'the trace does not say how it ended; took' : `finished (${exit}) in`;
   return steps <= spec.max
-    ? result('max_steps', true, `finished (${exit}) in ${steps} of at most ${spec.max} steps`)
+    ? result('max_steps', true, `${how} ${steps} of at most ${spec.max} steps`)
     : result('max_steps', false, `took ${steps} steps, more than ${spec.max}`);
 };
 
@@ -73,7 +74,7 @@ export const completed: Check<'completed'> = (trace) => {
   const exit = trace.final_answer.exit_reason;
   return exit === 'completed' || exit === 'refused'
     ? result('completed', true, `finished (${exit})`)
-    : result('completed', false, `did not finish: exit reason ${exit}`);
+    : result('completed', false, exit === 'unknown' ? 'the trace does not say whether the run finished (imported from a format that cannot tell)' : `did not finish: exit reason ${exit}`);
 };
 
 export const toolCalled: Check<'tool_called'> = (trace, spec) => {
@@ -90,8 +91,8 @@ export const eventType: Check<'event_type'> = (trace, spec) => {
     (s) =>
       s.kind === spec.value ||
       s.events.some((e) => e.name === spec.value) ||
-      s.attributes['error_type'] === spec.value ||
-      s.attributes['policy_decision'] === spec.value,
+      toolAttr(s).errorType === spec.value ||
+      toolAttr(s).decision === spec.value,
   );
   return hit
     ? result('event_type', true, `trace has ${spec.value}`, [hit.span_id])

@@ -1,7 +1,7 @@
 import type { CheckResult, Evidence, FailureReason, Layer } from '../schema/report.js';
 import { AGENT_ATTR, type AgentOutcome } from '../schema/agentIo.js';
 import type { Task } from '../schema/task.js';
-import { toolAttr, toolSpans, type Span, type Trace } from '../schema/trace.js';
+import { SPAN_KIND, compressionAttr, stepOf, toolAttr, toolSpans, type Span, type Trace } from '../schema/trace.js';
 
 export interface RuleInput {
   trace: Trace;
@@ -20,8 +20,7 @@ export interface ClassifierRule {
 const DENIAL_TYPES = new Set(['PERMISSION_DENIED', 'COMMAND_BLOCKED', 'APPROVAL_DENIED', 'PATH_OUTSIDE_WORKSPACE']);
 
 function evidenceOf(span: Span, detail: string): Evidence {
-  const step = span.attributes['step'];
-  return { span_id: span.span_id, step: typeof step === 'number' ? step : null, detail };
+  return { span_id: span.span_id, step: stepOf(span), detail };
 }
 
 function failed(checks: CheckResult[], ...types: string[]): CheckResult[] {
@@ -105,7 +104,7 @@ export const RULES: readonly ClassifierRule[] = [
       return mismatches.flatMap((c) => {
         const spans = c.evidence.map((id) => spanById(trace, id)).filter((s): s is Span => s !== undefined);
         return spans.length > 0
-          ? spans.map((s) => evidenceOf(s, `${describeTool(s)}: ${String(s.attributes['risk_reason'] ?? c.reason)}`))
+          ? spans.map((s) => evidenceOf(s, `${describeTool(s)}: ${toolAttr(s).riskReason ?? c.reason}`))
           : [{ span_id: null, step: null, detail: c.reason }];
       });
     },
@@ -117,7 +116,7 @@ export const RULES: readonly ClassifierRule[] = [
     match: ({ trace }) => {
       const exit = trace.final_answer.exit_reason;
       if (exit !== 'max_steps' && !(exit === 'completed' && trace.final_answer.text === null)) return null;
-      const last = trace.spans.filter((s) => s.kind === 'llm').at(-1);
+      const last = trace.spans.filter((s) => s.kind === SPAN_KIND.llm).at(-1);
       return [last ? evidenceOf(last, `exit reason ${exit} after this model call`) : { span_id: null, step: null, detail: `exit reason ${exit}` }];
     },
   },
@@ -126,11 +125,12 @@ export const RULES: readonly ClassifierRule[] = [
     layer: 'harness',
     summary: 'a compression did not make the context smaller',
     match: ({ trace }) => {
-      const bad = trace.spans.filter(
-        (s) => s.kind === 'compression' && Number(s.attributes['chars_after']) >= Number(s.attributes['chars_before']),
-      );
+      const bad = trace.spans.filter((s) => {
+        const c = compressionAttr(s);
+        return s.kind === SPAN_KIND.compression && c.charsBefore !== null && c.charsAfter !== null && c.charsAfter >= c.charsBefore;
+      });
       return bad.length > 0
-        ? bad.map((s) => evidenceOf(s, `chars ${s.attributes['chars_before']} -> ${s.attributes['chars_after']}`))
+        ? bad.map((s) => evidenceOf(s, `chars ${compressionAttr(s).charsBefore} -> ${compressionAttr(s).charsAfter}`))
         : null;
     },
   },
@@ -139,9 +139,12 @@ export const RULES: readonly ClassifierRule[] = [
     layer: 'harness',
     summary: 'the task failed after the context was compressed',
     match: ({ trace }) => {
-      const compressions = trace.spans.filter((s) => s.kind === 'compression');
+      const compressions = trace.spans.filter((s) => s.kind === SPAN_KIND.compression);
       return compressions.length > 0
-        ? compressions.map((s) => evidenceOf(s, `compressed ${s.attributes['compressed_results']} results, chars ${s.attributes['chars_before']} -> ${s.attributes['chars_after']}`))
+        ? compressions.map((s) => {
+            const c = compressionAttr(s);
+            return evidenceOf(s, `compressed ${c.compressedResults} results, chars ${c.charsBefore} -> ${c.charsAfter}`);
+          })
         : null;
     },
   },
@@ -169,7 +172,7 @@ export const RULES: readonly ClassifierRule[] = [
     summary: 'a call was refused and the agent did not find another way',
     match: ({ trace }) => {
       const span = unrecovered(trace, (s) => DENIAL_TYPES.has(toolAttr(s).errorType ?? ''), succeeded);
-      return span ? [evidenceOf(span, `${describeTool(span)}: ${toolAttr(span).errorType} (${String(span.attributes['risk_reason'] ?? '')})`)] : null;
+      return span ? [evidenceOf(span, `${describeTool(span)}: ${toolAttr(span).errorType} (${toolAttr(span).riskReason ?? ''})`)] : null;
     },
   },
   {
@@ -182,7 +185,7 @@ export const RULES: readonly ClassifierRule[] = [
         (s) => toolAttr(s).errorType === 'INVALID_ARGUMENTS',
         (later, fault) => toolAttr(later).name === toolAttr(fault).name && toolAttr(later).errorType !== 'INVALID_ARGUMENTS',
       );
-      return span ? [evidenceOf(span, `${describeTool(span)}: ${String(span.attributes['message'] ?? 'invalid arguments')}`)] : null;
+      return span ? [evidenceOf(span, `${describeTool(span)}: ${toolAttr(span).message ?? 'invalid arguments'}`)] : null;
     },
   },
   {
@@ -207,8 +210,8 @@ export const RULES: readonly ClassifierRule[] = [
     match: ({ trace, task }) => {
       const needsTools = task.workspace !== null || task.checks.some((c) => c.type === 'tool_called' || c.type === 'error_types');
       if (!needsTools || toolSpans(trace).length > 0 || trace.final_answer.exit_reason !== 'completed') return null;
-      const last = trace.spans.filter((s) => s.kind === 'llm').at(-1);
-      return [{ span_id: last?.span_id ?? null, step: last ? Number(last.attributes['step']) : null, detail: 'answered without a single tool call' }];
+      const last = trace.spans.filter((s) => s.kind === SPAN_KIND.llm).at(-1);
+      return [{ span_id: last?.span_id ?? null, step: last ? stepOf(last) : null, detail: 'answered without a single tool call' }];
     },
   },
   {
@@ -218,8 +221,8 @@ export const RULES: readonly ClassifierRule[] = [
     match: ({ trace, checks }) => {
       const missing = failed(checks, 'contains', 'not_contains');
       if (missing.length === 0 || trace.final_answer.exit_reason === 'max_steps') return null;
-      const last = trace.spans.filter((s) => s.kind === 'llm').at(-1);
-      return missing.map((c) => ({ span_id: last?.span_id ?? null, step: last ? Number(last.attributes['step']) : null, detail: c.reason }));
+      const last = trace.spans.filter((s) => s.kind === SPAN_KIND.llm).at(-1);
+      return missing.map((c) => ({ span_id: last?.span_id ?? null, step: last ? stepOf(last) : null, detail: c.reason }));
     },
   },
 ];

@@ -5,6 +5,7 @@ import { toExit } from './errors.js';
 import { EXIT } from './exitCodes.js';
 import { registerMerge } from './mergeCommand.js';
 import { registerRun } from './runCommand.js';
+import { registerExport, registerImport, registerScore } from './traceCommands.js';
 
 /** Builds the CLI and runs it; resolves to the process exit code (0 pass, 1 gate, 2 input, 3 could not run). */
 export async function main(argv: string[]): Promise<number> {
@@ -33,6 +34,9 @@ export async function main(argv: string[]): Promise<number> {
   registerCompare(program, handle);
   registerReport(program, handle);
   registerMerge(program, handle);
+  registerImport(program, handle);
+  registerScore(program, handle);
+  registerExport(program, handle);
 
   try {
     await program.parseAsync(argv);

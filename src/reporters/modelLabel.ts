@@ -13,5 +13,7 @@ export function modelLabel(model: ModelInfo): string {
       return `LIVE: ${model.model} at ${model.base_url ?? 'default endpoint'}`;
     case 'none':
       return 'no model configured (policy tasks only, or an external agent with no upstream and no cassettes)';
+    case 'imported':
+      return `IMPORTED: stored traces of ${model.model}, judged without running the agent`;
   }
 }

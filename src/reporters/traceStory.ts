@@ -1,26 +1,23 @@
-import { toolAttr, type Span, type Trace } from '../schema/trace.js';
+import { SPAN_KIND, attr, compressionAttr, llmAttr, stepOf as stepAttr, toolAttr, type Span, type Trace } from '../schema/trace.js';
 import { modelLabel } from './modelLabel.js';
 
 const clip = (text: string, max: number) => (text.length > max ? `${text.slice(0, max)}…` : text);
 const oneLine = (text: string) => text.replace(/\s+/g, ' ').trim();
 
-function stepOf(span: Span): number {
-  const step = span.attributes['step'];
-  return typeof step === 'number' ? step : 0;
-}
+const stepOf = (span: Span): number => stepAttr(span) ?? 0;
 
 function toolLines(span: Span): string[] {
   const a = toolAttr(span);
   const lines = [`  tool ${a.name} ${clip(a.arguments, 300)}`];
   const decision = a.decision ?? 'not judged';
-  const approval = span.attributes['approval_required'] === true ? `, approval ${a.approved === true ? 'granted' : 'refused'}${span.attributes['approval.via'] ? ` (${String(span.attributes['approval.via'])})` : ''}` : '';
-  lines.push(`    policy: ${decision}${span.attributes['risk_level'] ? ` [${String(span.attributes['risk_level'])} risk]` : ''}${approval}${span.attributes['risk_reason'] ? ` — ${String(span.attributes['risk_reason'])}` : ''}`);
+  const approval = a.approvalRequired ? `, approval ${a.approved === true ? 'granted' : 'refused'}${a.approvalVia ? ` (${a.approvalVia})` : ''}` : '';
+  lines.push(`    policy: ${decision}${a.riskLevel ? ` [${a.riskLevel} risk]` : ''}${approval}${a.riskReason ? ` — ${a.riskReason}` : ''}`);
   if (a.ok) {
-    const preview = oneLine(String(span.attributes['result.preview'] ?? ''));
-    lines.push(`    ok${a.executed ? '' : ' (not executed)'}${span.attributes['truncated'] === true ? ' (output truncated)' : ''}: ${clip(preview, 200)}`);
+    const preview = oneLine(a.result ?? '');
+    lines.push(`    ok${a.executed ? '' : ' (not executed)'}${a.truncated ? ' (output truncated)' : ''}: ${clip(preview, 200)}`);
   } else {
-    const suggestion = span.attributes['suggestion'] ? ` · suggestion: ${String(span.attributes['suggestion'])}` : '';
-    lines.push(`    ${a.errorType ?? 'error'}: ${String(span.attributes['message'] ?? '')}${suggestion}`);
+    const suggestion = a.suggestion ? ` · suggestion: ${a.suggestion}` : '';
+    lines.push(`    ${a.errorType ?? 'error'}: ${a.message ?? ''}${suggestion}`);
   }
   return lines;
 }
@@ -32,20 +29,27 @@ export function traceStory(trace: Trace): string {
   lines.push(`task ${trace.task_id} (epoch ${trace.epoch}), trace ${trace.trace_id}`);
   lines.push(`model: ${modelLabel(trace.model)}`);
   lines.push(`${trace.started_at} → ${trace.ended_at} (${seconds.toFixed(2)}s), tokens ${trace.usage.input_tokens} in / ${trace.usage.output_tokens} out`);
+  const root = trace.spans.find((s) => s.parent_id === null);
+  const format = root ? attr(root, 'importFormat') : null;
+  if (root && format) {
+    const unknown = attr(root, 'importUnknown') ?? [];
+    lines.push(`imported from ${format}${unknown.length ? `; the source cannot tell: ${unknown.join(', ')}` : ''}`);
+  }
 
   const steps = [...new Set(trace.spans.filter((s) => s.kind !== 'agent').map(stepOf))].sort((a, b) => a - b);
   for (const step of steps) {
     lines.push('');
     lines.push(`step ${step}`);
     for (const span of trace.spans.filter((s) => s.kind !== 'agent' && stepOf(s) === step)) {
-      if (span.kind === 'compression') {
-        lines.push(`  [compression] ${String(span.attributes['chars_before'])} → ${String(span.attributes['chars_after'])} chars, ${String(span.attributes['compressed_results'])} tool results summarized`);
-      } else if (span.kind === 'llm') {
-        const calls = Number(span.attributes['llm.tool_calls'] ?? 0);
-        const content = oneLine(String(span.attributes['llm.content_preview'] ?? ''));
+      if (span.kind === SPAN_KIND.compression) {
+        const c = compressionAttr(span);
+        lines.push(`  [compression] ${String(c.charsBefore)} → ${String(c.charsAfter)} chars, ${String(c.compressedResults)} tool results summarized`);
+      } else if (span.kind === SPAN_KIND.llm) {
+        const calls = llmAttr(span).toolCalls;
+        const content = oneLine(llmAttr(span).content ?? '');
         lines.push(`  model: ${calls > 0 ? `${calls} tool call${calls > 1 ? 's' : ''}` : 'no tool call'}${content ? ` — "${clip(content, 200)}"` : ''}`);
         for (const event of span.events) lines.push(`    event: ${event.name}`);
-      } else if (span.kind === 'tool') {
+      } else if (span.kind === SPAN_KIND.tool) {
         lines.push(...toolLines(span));
       }
     }

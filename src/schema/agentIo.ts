@@ -1,3 +1,4 @@
+import { ATTR } from './traceVocabulary.js';
 import { z } from 'zod';
 import { TraceSchema } from './trace.js';
 
@@ -72,13 +73,13 @@ export function describeIssues(error: z.ZodError, limit = 3): string {
  * `agent.outcome`: how the agent process (or service) ended when that ended the trial early.
  */
 export const AGENT_ATTR = {
-  outcome: 'agent.outcome',
-  exitCode: 'agent.exit_code',
-  signal: 'agent.signal',
-  stderrTail: 'agent.stderr_tail',
-  stdoutBytes: 'agent.stdout_bytes',
-  stdoutTruncated: 'agent.stdout_truncated',
-  problem: 'agent.problem',
+  outcome: ATTR.agentOutcome.key,
+  exitCode: ATTR.agentExitCode.key,
+  signal: ATTR.agentSignal.key,
+  stderrTail: ATTR.agentStderrTail.key,
+  stdoutBytes: ATTR.agentStdoutBytes.key,
+  stdoutTruncated: ATTR.agentStdoutTruncated.key,
+  problem: ATTR.agentProblem.key,
 } as const;
 
 export const AGENT_OUTCOMES = ['exited', 'crash', 'timeout', 'output_invalid'] as const;

@@ -30,6 +30,7 @@ export const RUN_ERROR_CODES = [
   'CASSETTE_INVALID',
   'ADAPTER_CONFIG',
   'MERGE_INVALID',
+  'IMPORT_INVALID',
   // The run could not go on (exit 3).
   'COULD_NOT_RUN',
 ] as const;
@@ -54,6 +55,7 @@ export const BAD_INPUT_CODES: ReadonlySet<RunErrorCode> = new Set([
   'CASSETTE_INVALID',
   'ADAPTER_CONFIG',
   'MERGE_INVALID',
+  'IMPORT_INVALID',
 ]);
 
 /** The one base of tracegate's errors: a stable `code` that the CLI and the report read. */

@@ -20,6 +20,8 @@ export const ERROR_TYPES = [
   'DIVISION_BY_ZERO',
   /** An MCP tool answered with `isError`: the tool ran and reported a failure. */
   'TOOL_ERROR',
+  /** A limit of the agent's framework (time, tokens, messages) stopped the call; from imported traces. */
+  'LIMIT_EXCEEDED',
 ] as const;
 export const ErrorTypeSchema = z.enum(ERROR_TYPES);
 export type ErrorType = z.infer<typeof ErrorTypeSchema>;
@@ -30,7 +32,8 @@ export type PolicyDecision = z.infer<typeof PolicyDecisionSchema>;
 export const RiskLevelSchema = z.enum(['low', 'medium', 'high']);
 export type RiskLevel = z.infer<typeof RiskLevelSchema>;
 
-export const ExitReasonSchema = z.enum(['completed', 'max_steps', 'error', 'refused']);
+/** `unknown`: an imported trace whose source format does not say how the run ended. */
+export const ExitReasonSchema = z.enum(['completed', 'max_steps', 'error', 'refused', 'unknown']);
 export type ExitReason = z.infer<typeof ExitReasonSchema>;
 
 export const SpanKindSchema = z.enum(['agent', 'llm', 'tool', 'compression']);
@@ -68,10 +71,11 @@ export type Usage = z.infer<typeof UsageSchema>;
 
 /** Which model answered: reports must say plainly when nothing real did. */
 export const ModelInfoSchema = z.object({
-  provider: z.enum(['openai', 'cassette', 'none']),
+  provider: z.enum(['openai', 'cassette', 'none', 'imported']),
   /** live: a real endpoint; recording: live and written to a cassette; replayed: a recorded
-   * cassette; scripted: hand-written responses; none: policy task, no model involved. */
-  mode: z.enum(['live', 'recording', 'replayed', 'scripted', 'none']),
+   * cassette; scripted: hand-written responses; none: policy task, no model involved;
+   * imported: read from a stored trace (`tracegate import`), the model ran elsewhere. */
+  mode: z.enum(['live', 'recording', 'replayed', 'scripted', 'none', 'imported']),
   model: z.string(),
   base_url: z.string().nullable().default(null),
 });
@@ -96,22 +100,8 @@ export const TraceSchema = z.object({
 });
 export type Trace = z.infer<typeof TraceSchema>;
 
-/** Typed readers for the attributes a tool span carries (see DESIGN.md, Trace v1). */
-export function toolAttr(span: Span) {
-  const a = span.attributes;
-  const str = (k: string) => (typeof a[k] === 'string' ? (a[k] as string) : null);
-  return {
-    step: typeof a['step'] === 'number' ? (a['step'] as number) : 0,
-    name: str('tool.name') ?? '',
-    arguments: str('tool.arguments') ?? '',
-    decision: str('policy_decision') as PolicyDecision | null,
-    approved: typeof a['approved'] === 'boolean' ? (a['approved'] as boolean) : null,
-    ok: a['result.ok'] === true,
-    executed: a['executed'] === true,
-    errorType: str('error_type') as ErrorType | null,
-    recoverable: a['recoverable'] === true,
-  };
-}
+/** Attribute keys and the typed readers live in the vocabulary (see docs/traces.md). */
+export { attr, toolAttr, llmAttr, compressionAttr, stepOf, ATTR, SPAN_KIND } from './traceVocabulary.js';
 
 export function toolSpans(trace: Trace): Span[] {
   return trace.spans.filter((s) => s.kind === 'tool');

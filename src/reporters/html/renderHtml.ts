@@ -6,6 +6,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { completeness } from '../../report/completeness.js';
 import type { RunReport } from '../../schema/report.js';
+import { vocabularyForViewer } from '../../schema/traceVocabulary.js';
 import { modelLabel } from '../modelLabel.js';
 import { buildCharts } from './charts.js';
 import { compactTrace } from './compactTrace.js';
@@ -122,6 +123,8 @@ export async function renderHtml(report: RunReport, options: RenderOptions): Pro
     notice: completeness(report).notice,
     embeddedTraces: traces.size,
     detailChunk: DETAIL_CHUNK,
+    // The viewer reads span attributes by these names (canonical key first, then older keys).
+    vocabulary: vocabularyForViewer(),
   };
   const csp = [
     "default-src 'none'",

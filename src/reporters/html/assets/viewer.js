@@ -318,35 +318,45 @@
     }));
   }
 
-  function attr(span, key) { var v = span.attributes[key]; return v === undefined || v === null ? null : v; }
+  // Span attributes are read by vocabulary name (src/schema/traceVocabulary.ts, emitted into the
+  // page as data.vocabulary): the canonical key first, then the older keys trace/v1 files carry.
+  var VOCABULARY = data.vocabulary || {};
+  function attr(span, name) {
+    var keys = VOCABULARY[name] || [name];
+    for (var i = 0; i < keys.length; i++) {
+      var v = span.attributes[keys[i]];
+      if (v !== undefined && v !== null) return v;
+    }
+    return null;
+  }
 
   function spanDetails(span) {
     var parts = [];
     if (span.kind === 'tool') {
-      parts.push(h('div', { class: 'call' }, h('strong', null, attr(span, 'tool.name') || span.name), ' ', h('code', { class: 'args' }, attr(span, 'tool.arguments') || '')));
-      var decision = attr(span, 'policy_decision');
-      var approval = attr(span, 'approval_required') === true
-        ? ' · approval ' + (attr(span, 'approved') === true ? 'granted' : 'refused') + (attr(span, 'approval.via') ? ' (' + attr(span, 'approval.via') + ')' : '')
+      parts.push(h('div', { class: 'call' }, h('strong', null, attr(span, 'toolName') || span.name), ' ', h('code', { class: 'args' }, attr(span, 'toolArguments') || '')));
+      var decision = attr(span, 'policyDecision');
+      var approval = attr(span, 'approvalRequired') === true
+        ? ' · approval ' + (attr(span, 'approved') === true ? 'granted' : 'refused') + (attr(span, 'approvalVia') ? ' (' + attr(span, 'approvalVia') + ')' : '')
         : '';
       parts.push(h('div', { class: 'decision' }, badge(decision || 'not judged', 'decision-' + (decision || 'none')),
-        attr(span, 'risk_level') ? ' risk ' + attr(span, 'risk_level') : '', approval,
-        attr(span, 'risk_reason') ? h('span', { class: 'muted' }, ' — ' + attr(span, 'risk_reason')) : null,
-        attr(span, 'sandbox.mode') ? h('span', { class: 'muted' }, ' · sandbox ' + attr(span, 'sandbox.mode')) : null));
-      var ok = attr(span, 'result.ok') === true;
+        attr(span, 'riskLevel') ? ' risk ' + attr(span, 'riskLevel') : '', approval,
+        attr(span, 'riskReason') ? h('span', { class: 'muted' }, ' — ' + attr(span, 'riskReason')) : null,
+        attr(span, 'sandboxMode') ? h('span', { class: 'muted' }, ' · sandbox ' + attr(span, 'sandboxMode')) : null));
+      var ok = attr(span, 'resultOk') === true;
       parts.push(h('div', { class: 'result ' + (ok ? 'ok' : 'bad') },
-        ok ? badge(attr(span, 'executed') === true ? 'ok' : 'ok (not executed)', 'passed') : badge(attr(span, 'error_type') || 'error', 'failed'),
+        ok ? badge(attr(span, 'executed') === true ? 'ok' : 'ok (not executed)', 'passed') : badge(attr(span, 'errorType') || 'error', 'failed'),
         attr(span, 'truncated') === true ? badge('truncated', 'warning') : null,
         attr(span, 'message') ? ' ' + attr(span, 'message') : '',
         attr(span, 'suggestion') ? h('div', { class: 'muted' }, 'suggestion: ' + attr(span, 'suggestion')) : null));
-      if (attr(span, 'result.preview')) parts.push(h('details', null, h('summary', null, 'output (' + (attr(span, 'output_chars') || 0) + ' chars)'), h('pre', null, attr(span, 'result.preview'))));
+      if (attr(span, 'toolResult')) parts.push(h('details', null, h('summary', null, 'output (' + (attr(span, 'outputChars') || 0) + ' chars)'), h('pre', null, attr(span, 'toolResult'))));
     } else if (span.kind === 'llm') {
-      var calls = Number(attr(span, 'llm.tool_calls') || 0);
+      var calls = Number(attr(span, 'llmToolCalls') || 0);
       parts.push(h('div', null, calls ? calls + ' tool call' + (calls > 1 ? 's' : '') : 'no tool call',
-        h('span', { class: 'muted' }, ' · ' + (attr(span, 'gen_ai.usage.input_tokens') || 0) + ' in / ' + (attr(span, 'gen_ai.usage.output_tokens') || 0) + ' out tokens'),
+        h('span', { class: 'muted' }, ' · ' + (attr(span, 'inputTokens') || 0) + ' in / ' + (attr(span, 'outputTokens') || 0) + ' out tokens'),
         span.events.length ? h('span', { class: 'muted' }, ' · events: ' + span.events.join(', ')) : null));
-      if (attr(span, 'llm.content_preview')) parts.push(h('pre', { class: 'content' }, attr(span, 'llm.content_preview')));
+      if (attr(span, 'llmContent')) parts.push(h('pre', { class: 'content' }, attr(span, 'llmContent')));
     } else if (span.kind === 'compression') {
-      parts.push(h('div', null, 'context ' + attr(span, 'chars_before') + ' → ' + attr(span, 'chars_after') + ' chars, ' + attr(span, 'compressed_results') + ' tool results summarized'));
+      parts.push(h('div', null, 'context ' + attr(span, 'charsBefore') + ' → ' + attr(span, 'charsAfter') + ' chars, ' + attr(span, 'compressedResults') + ' tool results summarized'));
     }
     return parts;
   }

@@ -1,0 +1,89 @@
+/**
+ * npm run bench (part 4): how fast does `tracegate import` read a large OTLP file? A 10,000-trace
+ * OTLP/JSON Lines file (GenAI spans: an agent, three model calls, two tool calls, one of them
+ * failed, per trace) is generated, parsed in-process, then imported by the real CLI (which also
+ * writes 10,000 trace files). Target: under 10 s on this machine.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createRedactor } from '../src/schema/redact.js';
+import { parseTraces } from '../src/traceio/registry.js';
+import { writeTraces } from '../src/traceio/traceFiles.js';
+
+const COUNT = Number(process.env['IMPORT_TRACES'] ?? 10_000);
+const TARGET_MS = 10_000;
+const BIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../bin/tracegate.js');
+
+const hex = (n: number, width: number) => n.toString(16).padStart(width, '0');
+const kv = (key: string, value: string | number) => ({ key, value: typeof value === 'number' ? { intValue: String(value) } : { stringValue: value } });
+
+function request(i: number): string {
+  const traceId = hex(i + 1, 32);
+  const t0 = 1_700_000_000_000 + i * 10_000;
+  const ns = (ms: number) => `${t0 + ms}000000`;
+  const span = (n: number, name: string, from: number, to: number, attributes: unknown[], extra: object = {}) => ({
+    traceId,
+    spanId: hex(i * 8 + n + 1, 16),
+    ...(n === 0 ? {} : { parentSpanId: hex(i * 8 + 1, 16) }),
+    name,
+    kind: 1,
+    startTimeUnixNano: ns(from),
+    endTimeUnixNano: ns(to),
+    attributes,
+    ...extra,
+  });
+  const chat = (n: number, from: number, calls: number, text: string | null) =>
+    span(n, 'chat gpt-4o', from, from + 400, [
+      kv('gen_ai.operation.name', 'chat'),
+      kv('gen_ai.request.model', 'gpt-4o'),
+      kv('gen_ai.usage.input_tokens', 300 + n),
+      kv('gen_ai.usage.output_tokens', 20),
+      kv('gen_ai.output.messages', JSON.stringify([{ role: 'assistant', parts: text ? [{ type: 'text', content: text }] : Array.from({ length: calls }, () => ({ type: 'tool_call', name: 'read_file' })) }])),
+    ]);
+  const tool = (n: number, from: number, ok: boolean) =>
+    span(n, 'execute_tool read_file', from, from + 50, [kv('gen_ai.operation.name', 'execute_tool'), kv('gen_ai.tool.name', 'read_file'), kv('gen_ai.tool.call.id', `call_${n}`), kv('gen_ai.tool.call.arguments', `{"path":"file_${i}.md"}`)], ok ? {} : { status: { code: 2, message: 'ENOENT' }, events: [{ name: 'exception', timeUnixNano: ns(from + 50), attributes: [kv('exception.type', 'FileNotFoundError')] }] });
+  const spans = [
+    span(0, 'invoke_agent', 0, 3000, [kv('gen_ai.operation.name', 'invoke_agent'), kv('tracegate.task_id', `task_${i % 500}`), kv('tracegate.epoch', Math.floor(i / 500))]),
+    chat(1, 100, 1, null),
+    tool(2, 600, false),
+    chat(3, 700, 1, null),
+    tool(4, 1200, true),
+    chat(5, 1300, 0, `summary ${i}`),
+  ];
+  return JSON.stringify({ resourceSpans: [{ resource: { attributes: [kv('service.name', 'bench-agent')] }, scopeSpans: [{ scope: { name: 'bench' }, spans }] }] });
+}
+
+const dir = mkdtempSync(path.join(tmpdir(), 'tracegate-bench-import-'));
+try {
+  const file = path.join(dir, 'traces.otlp.jsonl');
+  writeFileSync(file, Array.from({ length: COUNT }, (_, i) => request(i)).join('\n') + '\n');
+  const mb = (statSync(file).size / 1024 / 1024).toFixed(1);
+
+  const t0 = performance.now();
+  const cpu0 = process.cpuUsage();
+  const parsed = parseTraces(readFileSync(file), file);
+  const parseMs = performance.now() - t0;
+  if (parsed.traces.length !== COUNT) throw new Error(`parsed ${parsed.traces.length} traces, expected ${COUNT}`);
+  writeTraces(parsed.traces, path.join(dir, 'in-process'), createRedactor().deep);
+  const fullMs = performance.now() - t0;
+  const cpu = process.cpuUsage(cpu0);
+  const cpuMs = (cpu.user + cpu.system) / 1000;
+
+  const t1 = performance.now();
+  // The child reports its own CPU time on exit: on a shared machine, wall time also measures the neighbours.
+  const cpuHook = `data:text/javascript,${encodeURIComponent("process.on('exit', () => { const u = process.cpuUsage(); process.stderr.write(`\\nBENCH_CPU_MS ${(u.user + u.system) / 1000}\\n`); });")}`;
+  const cli = spawnSync(process.execPath, ['--import', cpuHook, BIN, 'import', file, '--out', path.join(dir, 'out')], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  const cliMs = performance.now() - t1;
+  if (cli.status !== 0) throw new Error(`tracegate import exited ${cli.status}: ${cli.stderr}`);
+  const cliCpuMs = Number(/BENCH_CPU_MS (\d+(?:\.\d+)?)/.exec(cli.stderr)?.[1] ?? NaN);
+
+  const rate = (ms: number) => Math.round(COUNT / (ms / 1000)).toLocaleString();
+  console.log(`4. importing ${COUNT.toLocaleString()} traces from one OTLP/JSON Lines file (${mb} MB, 6 GenAI spans each)`);
+  console.log(`   in-process: parse and convert ${parseMs.toFixed(0)} ms (${rate(parseMs)} traces/s); with redaction and writing the files ${fullMs.toFixed(0)} ms wall, ${cpuMs.toFixed(0)} ms CPU (${rate(cpuMs)} traces per CPU-second)`);
+  console.log(`   \`tracegate import\` end to end (start-up, parse, redact, write ${COUNT.toLocaleString()} files, table): ${cliMs.toFixed(0)} ms wall, ${cliCpuMs.toFixed(0)} ms CPU, ${rate(cliMs)} traces/s (target < ${TARGET_MS / 1000} s: ${cliMs < TARGET_MS ? 'met' : 'MISSED'}; load average ${loadavg()[0]!.toFixed(1)} on this machine while it ran)`);
+} finally {
+  if (!process.env.KEEP_BENCH_IMPORT) rmSync(dir, { recursive: true, force: true }); else console.log(dir);
+}

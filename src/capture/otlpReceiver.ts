@@ -1,0 +1,131 @@
+import { randomBytes } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { gunzipSync } from 'node:zlib';
+import type { Span } from '../schema/trace.js';
+import { buildTrace } from '../traceio/buildTrace.js';
+import { quoteBigIntegers } from '../traceio/jsonText.js';
+import { otlpSpans } from '../traceio/otlpJson.js';
+import { otelConversations, type OtelSpan } from '../traceio/otelSpans.js';
+import { decodeOtlpProtobuf } from './otlpProto.js';
+
+/**
+ * How long a run waits after a trial ends for spans still on their way (an exporter's batch
+ * timer, a slow flush). Waiting stops early once that long has passed with nothing new.
+ */
+export const OTLP_GRACE_MS = 1000;
+/** Largest OTLP request body accepted (after decompression); bigger ones get 413. */
+export const OTLP_MAX_BODY_BYTES = 16 * 1024 * 1024;
+
+export interface OtlpReceiverOptions {
+  /** 0 (default) picks a free port. The receiver only ever listens on 127.0.0.1. */
+  port?: number;
+  maxBodyBytes?: number;
+}
+
+export interface OtlpReceiver {
+  /** Base URL for OTEL_EXPORTER_OTLP_ENDPOINT (exporters add /v1/traces). */
+  endpoint: string;
+  /** The spans received for a trace id, as tracegate spans (no root: the trial has its own). */
+  spansFor(traceId: string): Span[];
+  /** Waits up to the grace period for late spans of a trace, then returns them. */
+  settle(traceId: string, graceMs?: number): Promise<Span[]>;
+  traceIds(): string[];
+  close(): Promise<void>;
+}
+
+/** A W3C trace context for one trial: give `TRACEPARENT` to the agent, keep the trace id. */
+export function newTraceContext(): { traceId: string; spanId: string; traceparent: string } {
+  const traceId = randomBytes(16).toString('hex');
+  const spanId = randomBytes(8).toString('hex');
+  return { traceId, spanId, traceparent: `00-${traceId}-${spanId}-01` };
+}
+
+function readBody(req: IncomingMessage, max: number): Promise<Buffer | null> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (c: Buffer) => {
+      size += c.length;
+      // Over the cap the body is drained, not kept, so the sender still reads the 413.
+      if (size > max * 4) req.destroy();
+      else if (size <= max) chunks.push(c);
+    });
+    req.on('end', () => resolve(size > max ? null : Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+}
+
+/** The OTLP/HTTP receiver: POST /v1/traces, JSON or protobuf (gzip allowed), on loopback only. */
+export async function startOtlpReceiver(options: OtlpReceiverOptions = {}): Promise<OtlpReceiver> {
+  const max = options.maxBodyBytes ?? OTLP_MAX_BODY_BYTES;
+  const byTrace = new Map<string, Map<string, OtelSpan>>();
+  const lastArrival = new Map<string, number>();
+  let inflight = 0;
+
+  const answer = (res: ServerResponse, status: number, protobuf: boolean, message?: string) => {
+    if (protobuf) {
+      res.writeHead(status, { 'content-type': status === 200 ? 'application/x-protobuf' : 'text/plain' }).end(status === 200 ? undefined : message);
+    } else res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(status === 200 ? {} : { code: status, message }));
+  };
+
+  const server = createServer(async (req, res) => {
+    const type = String(req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+    const protobuf = type === 'application/x-protobuf' || type === 'application/protobuf';
+    if (req.method !== 'POST' || (req.url ?? '').split('?')[0] !== '/v1/traces') return answer(res, 404, protobuf, 'only POST /v1/traces');
+    inflight++;
+    try {
+      let body = await readBody(req, max);
+      if (body === null) return answer(res, 413, protobuf, `body over ${max} bytes`);
+      if (String(req.headers['content-encoding'] ?? '').toLowerCase() === 'gzip') body = gunzipSync(body, { maxOutputLength: max });
+      let request: unknown;
+      if (protobuf) request = decodeOtlpProtobuf(body);
+      else if (type === 'application/json' || type === '') request = JSON.parse(quoteBigIntegers(body.toString('utf8')));
+      else return answer(res, 415, false, `content-type ${type}: send application/json or application/x-protobuf`);
+      const now = Date.now();
+      for (const span of otlpSpans(request, 'OTLP request')) {
+        let spans = byTrace.get(span.traceId);
+        if (!spans) byTrace.set(span.traceId, (spans = new Map()));
+        spans.set(span.spanId, span); // a span sent twice (a retried export) is kept once
+        lastArrival.set(span.traceId, now);
+      }
+      answer(res, 200, protobuf);
+    } catch (error) {
+      answer(res, 400, protobuf, `not an OTLP trace export: ${(error as Error).message}`);
+    } finally {
+      inflight--;
+    }
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+
+  const spansFor = (traceId: string): Span[] => {
+    const spans = byTrace.get(traceId.toLowerCase());
+    if (!spans || spans.size === 0) return [];
+    const [conversation] = otelConversations([...spans.values()], 'otlp-receiver', traceId);
+    const trace = buildTrace(conversation!);
+    return trace.spans.filter((s) => s.parent_id !== null);
+  };
+
+  return {
+    endpoint: `http://127.0.0.1:${port}`,
+    spansFor,
+    traceIds: () => [...byTrace.keys()],
+    settle: async (traceId, graceMs = OTLP_GRACE_MS) => {
+      const deadline = Date.now() + graceMs * 5;
+      for (;;) {
+        const quietFor = Date.now() - (lastArrival.get(traceId.toLowerCase()) ?? 0);
+        if ((inflight === 0 && quietFor >= graceMs) || Date.now() >= deadline) return spansFor(traceId);
+        await new Promise((r) => setTimeout(r, Math.min(100, graceMs)));
+      }
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

@@ -1,0 +1,234 @@
+import { randomUUID } from 'node:crypto';
+import { readFileSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { Option, type Command } from 'commander';
+import { buildReport, taskResult } from '../report/buildReport.js';
+import { judgeTrial } from '../report/judge.js';
+import { makeTable } from '../reporters/table.js';
+import type { Trial, RunInfo } from '../schema/report.js';
+import { createRedactor } from '../schema/redact.js';
+import type { Task } from '../schema/task.js';
+import type { ModelInfo } from '../schema/trace.js';
+import { loadSuites } from '../suite/loadSuite.js';
+import { ImportError } from '../traceio/importError.js';
+import { finalAnswerCell, importRow } from '../traceio/importSummary.js';
+import { FORMAT_NAMES, parseTraces, type FormatName, type ImportedFile } from '../traceio/registry.js';
+import { toOtlpRequest } from '../traceio/otlpExport.js';
+import { sendOtlp, tracesUrl } from '../traceio/otlpSend.js';
+import { readTraceDir, traceFileNames, writeAtomic, writeTraces } from '../traceio/traceFiles.js';
+import { TRACEGATE_VERSION } from '../version.js';
+import { CliError, EXIT } from './exitCodes.js';
+import { addGateOptions, finishReport, loadGateInputs, type GateFlags } from './finishReport.js';
+import { ensureWritableDir } from './outputDir.js';
+
+type Handle = (work: () => Promise<number>) => Promise<void>;
+
+const badInput = (error: unknown): never => {
+  if (error instanceof ImportError) throw new CliError(error.message, EXIT.BAD_INPUT);
+  throw error;
+};
+
+/** Files a folder's notes may hold beside its traces; they are skipped with a line saying so. */
+const NOT_TRACES = /(^|[\\/])[^\\/]*\.(md|txt)$/i;
+
+export function registerImport(program: Command, handle: Handle): void {
+  program
+    .command('import')
+    .description('turn stored traces of other tools into tracegate traces (one per conversation) and print what each file held')
+    .argument('<file...>', 'trace files: OTLP/JSON, SDK/Jaeger/Phoenix span exports, Inspect .eval/.json, SWE-agent .traj, mini-swe-agent, OpenAI messages')
+    .requiredOption('-o, --out <dir>', 'folder to write the traces into (<task>.e<epoch>.json)')
+    .addOption(new Option('--format <name>', 'the files\' format (default: detected per file)').choices(['auto', ...FORMAT_NAMES]).default('auto'))
+    .addHelpText('after', `\nFormats: ${FORMAT_NAMES.join(', ')}. See docs/traces.md.\nEvery file is read before anything is written; a file that is not a trace, or is broken, is exit 2 with its name and the reason.`)
+    .action(async (files: string[], flags: { out: string; format: FormatName | 'auto' }) =>
+      handle(async () => {
+        const imported: ImportedFile[] = [];
+        const problems: string[] = [];
+        for (const file of files) {
+          if (NOT_TRACES.test(file)) {
+            process.stderr.write(`skipped ${file}: a notes file, not a trace\n`);
+            continue;
+          }
+          try {
+            imported.push(parseTraces(readFileSync(file), file, flags.format));
+          } catch (error) {
+            if (error instanceof ImportError) problems.push(error.message);
+            else if ((error as NodeJS.ErrnoException).code === 'ENOENT' || (error as NodeJS.ErrnoException).code === 'EISDIR') problems.push(`${file}: ${(error as Error).message}`);
+            else throw error;
+          }
+        }
+        if (problems.length > 0) throw new CliError(`nothing written; ${problems.length} file${problems.length > 1 ? 's' : ''} could not be imported:\n  ${problems.join('\n  ')}`, EXIT.BAD_INPUT);
+        if (imported.length === 0) throw new CliError('no trace file given', EXIT.BAD_INPUT);
+        const redactor = createRedactor();
+        const outDir = path.resolve(flags.out);
+        const all = imported.flatMap((i) => i.traces);
+        writeTraces(all, outDir, redactor.deep);
+
+        const table = makeTable({ head: ['file', 'format', 'traces', 'model calls', 'tool calls', 'errors', 'final answer', 'cannot tell'] });
+        for (const row of imported.map(importRow)) {
+          table.push([path.relative(process.cwd(), row.file) || row.file, row.format, row.traces, row.model_calls, row.tool_calls, row.errors, finalAnswerCell(row), row.unknown.join('; ') || '—']);
+        }
+        process.stdout.write(`${table.toString()}\nwrote ${all.length} trace${all.length === 1 ? '' : 's'} to ${path.relative(process.cwd(), outDir) || '.'}\n`);
+        return EXIT.PASS;
+      }),
+    );
+}
+
+/** The file name's task id: `<task>.e<epoch>(-n).json` → task. */
+const taskFromFile = (file: string) => path.basename(file).replace(/(\.e\d+)?(-\d+)?\.json$/, '');
+
+/** The run's model line: the traces' own when they agree (policy-only traces aside), else "imported". */
+function modelOf(models: ModelInfo[]): ModelInfo {
+  const withModel = models.filter((m) => m.mode !== 'none');
+  const pool = withModel.length > 0 ? withModel : models;
+  const first = pool[0];
+  if (first && pool.every((m) => m.mode === first.mode && m.provider === first.provider && m.model === first.model)) return first;
+  const names = [...new Set(pool.map((m) => m.model))];
+  return { provider: 'imported', mode: 'imported', model: names.join(', ') || 'unknown', base_url: null };
+}
+
+export function registerScore(program: Command, handle: Handle): void {
+  const command = program
+    .command('score')
+    .description('judge stored traces against a suite without running the agent: report.json, report.html, junit.xml, summary.md, diff and gate')
+    .argument('<suite...>', 'JSONL suite files whose tasks the traces answer')
+    .requiredOption('--traces <dir>', 'folder of trace/v1 files (from `tracegate import`, or a report folder to re-judge)')
+    .option('-o, --out <dir>', 'output folder', 'reports/scored');
+  addGateOptions(command);
+  command.addHelpText('after', '\nA trace answers the task named by its task_id, else by its file name (<task>.e<epoch>.json).\nUnmatched traces and tasks without a trace are listed. Exit codes: 0 gate passed, 1 gate failed, 2 bad input, 3 nothing judged.');
+  command.action(async (suiteFiles: string[], flags: GateFlags & { traces: string; out: string }) =>
+    handle(async () => {
+      const suites = loadSuites(suiteFiles);
+      const tasks = new Map<string, Task>(suites.flatMap((s) => s.tasks.map((t) => [t.id, t] as const)));
+      let stored;
+      try {
+        stored = readTraceDir(flags.traces);
+      } catch (error) {
+        return badInput(error);
+      }
+      const outDir = path.resolve(flags.out);
+      const gateInputs = loadGateInputs(flags);
+      ensureWritableDir(outDir);
+      const redactor = createRedactor();
+      const matched = new Map<string, Trial[]>();
+      const unmatched: string[] = [];
+      const models: ModelInfo[] = [];
+      rmSync(path.join(outDir, 'traces'), { recursive: true, force: true });
+      const taken = new Set<string>();
+      const startedAt = new Date();
+      for (const { file, trace } of stored) {
+        const task = tasks.get(trace.task_id) ?? tasks.get(taskFromFile(file));
+        if (!task) {
+          unmatched.push(`${path.relative(process.cwd(), file)} (task_id ${trace.task_id})`);
+          continue;
+        }
+        const trials = matched.get(task.id) ?? [];
+        // Two traces of one task and epoch become successive epochs: both are judged.
+        const used = new Set(trials.map((t) => t.epoch));
+        let epoch = trace.epoch;
+        while (used.has(epoch)) epoch++;
+        const judged = { ...trace, task_id: task.id, epoch };
+        const [name] = traceFileNames([judged], taken);
+        const traceFile = `traces/${name}`;
+        writeAtomic(path.join(outDir, traceFile), JSON.stringify(redactor.deep(judged), null, 1) + '\n');
+        const duration = Math.max(0, Date.parse(trace.ended_at) - Date.parse(trace.started_at)) || 0;
+        trials.push(redactor.deep(judgeTrial(task, epoch, judged, null, duration, traceFile)));
+        matched.set(task.id, trials);
+        models.push(trace.model);
+      }
+      const missing = [...tasks.keys()].filter((id) => !matched.has(id));
+      for (const u of unmatched) process.stderr.write(`unmatched trace: ${u}\n`);
+      for (const id of missing) process.stderr.write(`task without a trace: ${id}\n`);
+      if (matched.size === 0) throw new CliError(`no trace in ${flags.traces} answers a task of ${suiteFiles.join(', ')} (by task_id or file name)`, EXIT.BAD_INPUT);
+      process.stderr.write(`scored ${stored.length - unmatched.length} trace${stored.length - unmatched.length === 1 ? '' : 's'} of ${matched.size} task${matched.size === 1 ? '' : 's'}; ${unmatched.length} unmatched, ${missing.length} task${missing.length === 1 ? '' : 's'} without a trace\n`);
+
+      const rows = [...tasks.values()].filter((t) => matched.has(t.id)).map((t) => taskResult(t, matched.get(t.id)!));
+      const endedAt = new Date();
+      const model = modelOf(models);
+      const run: RunInfo = {
+        id: randomUUID(),
+        started_at: startedAt.toISOString(),
+        ended_at: endedAt.toISOString(),
+        duration_ms: endedAt.getTime() - startedAt.getTime(),
+        tracegate_version: TRACEGATE_VERSION,
+        suites: suites.map((s) => ({ path: s.path, tasks: s.tasks.length, sha256: s.sha256 })),
+        adapter: 'stored traces',
+        model,
+        scripted: models.some((m) => m.mode === 'scripted'),
+        variant: null,
+        policy: 'as recorded in the traces',
+        sandbox: 'as recorded in the traces',
+        epochs: Math.max(1, ...rows.map((r) => r.trials.length)),
+        concurrency: 1,
+        shard: null,
+        interrupted: false,
+      };
+      return finishReport(buildReport(run, rows), outDir, flags, gateInputs, redactor);
+    }),
+  );
+}
+
+/** `--header NAME=ENVVAR`: the value comes from the named environment variable, never the command line. */
+function headersFrom(specs: string[]): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const spec of specs) {
+    const m = /^([A-Za-z0-9-]+)=([A-Za-z_][A-Za-z0-9_]*)$/.exec(spec);
+    if (!m) throw new CliError(`--header ${spec}: expected NAME=ENVVAR (the value is read from the environment variable ENVVAR)`, EXIT.BAD_INPUT);
+    const value = process.env[m[2]!];
+    if (value === undefined || value === '') throw new CliError(`--header ${m[1]}: environment variable ${m[2]} is not set`, EXIT.BAD_INPUT);
+    headers[m[1]!] = value;
+  }
+  return headers;
+}
+
+const TRACES_PER_REQUEST = 50;
+
+export function registerExport(program: Command, handle: Handle): void {
+  program
+    .command('export')
+    .description('write a run\'s traces as OpenTelemetry (OTLP/JSON, GenAI names) to a file or an OTLP/HTTP endpoint (Jaeger, Langfuse, Phoenix)')
+    .argument('<report-dir>', 'a report folder (with traces/) or a folder of trace files')
+    .option('--otlp <file>', 'write OTLP/JSON Lines: one ExportTraceServiceRequest per trace')
+    .option('--otlp-endpoint <url>', 'POST to this OTLP/HTTP endpoint (…/v1/traces is added when missing)')
+    .addOption(new Option('--protocol <p>', 'OTLP/HTTP encoding for --otlp-endpoint').choices(['http/json', 'http/protobuf']).default('http/protobuf'))
+    .option('--header <name=ENVVAR...>', 'HTTP header whose value is read from an environment variable, e.g. Authorization=LANGFUSE_AUTH', [])
+    .addHelpText('after', '\nLangfuse: export LANGFUSE_AUTH="Basic $(echo -n pk:sk | base64)" and pass --otlp-endpoint https://HOST/api/public/otel --header Authorization=LANGFUSE_AUTH.')
+    .action(async (dir: string, flags: { otlp?: string; otlpEndpoint?: string; protocol: 'http/json' | 'http/protobuf'; header: string[] }) =>
+      handle(async () => {
+        if (!flags.otlp && !flags.otlpEndpoint) throw new CliError('export needs --otlp FILE.jsonl or --otlp-endpoint URL', EXIT.BAD_INPUT);
+        const headers = headersFrom(flags.header);
+        if (flags.otlpEndpoint) {
+          try {
+            new URL(flags.otlpEndpoint);
+          } catch {
+            throw new CliError(`--otlp-endpoint ${flags.otlpEndpoint}: not a URL`, EXIT.BAD_INPUT);
+          }
+        }
+        let stored;
+        try {
+          stored = readTraceDir(dir);
+        } catch (error) {
+          return badInput(error);
+        }
+        if (stored.length === 0) throw new CliError(`${dir}: no trace files`, EXIT.BAD_INPUT);
+        // Stored traces are redacted already; leaving the machine, they are redacted again with this environment's secrets.
+        const redactor = createRedactor();
+        const traces = stored.map((s) => redactor.deep(s.trace));
+        if (flags.otlp) {
+          writeAtomic(path.resolve(flags.otlp), traces.map((t) => JSON.stringify(toOtlpRequest([t]))).join('\n') + '\n');
+          process.stdout.write(`wrote ${traces.length} trace${traces.length === 1 ? '' : 's'} as OTLP/JSON to ${flags.otlp}\n`);
+        }
+        if (flags.otlpEndpoint) {
+          for (let i = 0; i < traces.length; i += TRACES_PER_REQUEST) {
+            try {
+              await sendOtlp(flags.otlpEndpoint, toOtlpRequest(traces.slice(i, i + TRACES_PER_REQUEST)), flags.protocol, headers);
+            } catch (error) {
+              process.stderr.write(`export failed after ${i} of ${traces.length} traces: ${(error as Error).message}\n`);
+              return EXIT.COULD_NOT_RUN;
+            }
+          }
+          process.stdout.write(`sent ${traces.length} trace${traces.length === 1 ? '' : 's'} to ${tracesUrl(flags.otlpEndpoint)} (${flags.protocol})\n`);
+        }
+        return EXIT.PASS;
+      }),
+    );
+}

@@ -1,0 +1,170 @@
+import { unzipSync } from 'fflate';
+import type { ExitReason } from '../schema/trace.js';
+import { lastAnswer, messagesToTurns, contentText } from './chatMessages.js';
+import { emptyModel, emptyTool, type Conversation, type Turn } from './conversation.js';
+import { errorTypeFrom, succeededDespite } from './errorTypes.js';
+import { ImportError } from './importError.js';
+import { asText, isRecord, num, parseJson, str, textOf } from './jsonText.js';
+import type { TraceFormat } from './types.js';
+
+/** Most bytes an .eval archive may unpack to. */
+const MAX_UNZIPPED = 1024 * 1024 * 1024;
+
+type Rec = Record<string, unknown>;
+
+function isoOf(v: unknown): string | null {
+  if (typeof v !== 'string') return null;
+  const t = Date.parse(v);
+  return Number.isNaN(t) ? null : new Date(t).toISOString();
+}
+
+/** Model and tool events as turns (Inspect's transcript: `event: "model" | "tool"`). */
+function eventTurns(events: unknown[], turns: Turn[] = []): Turn[] {
+  for (const e of events) {
+    if (!isRecord(e)) continue;
+    // Older logs nest a sub-agent's transcript inside `subtask` (and `step`) events.
+    if ((e['event'] === 'subtask' || e['event'] === 'step') && Array.isArray(e['events'])) eventTurns(e['events'], turns);
+    else if (e['event'] === 'model') {
+      const output = isRecord(e['output']) ? e['output'] : {};
+      const choice = Array.isArray(output['choices']) && isRecord(output['choices'][0]) ? output['choices'][0] : {};
+      const message = isRecord(choice['message']) ? choice['message'] : {};
+      const usage = isRecord(output['usage']) ? output['usage'] : {};
+      const calls = Array.isArray(message['tool_calls']) ? message['tool_calls'].length : 0;
+      turns.push({
+        model: {
+          ...emptyModel(),
+          content: contentText(message['content']) ?? str(output['completion']),
+          toolCalls: calls,
+          model: str(e['model']) ?? str(output['model']),
+          inputTokens: num(usage['input_tokens']),
+          outputTokens: num(usage['output_tokens']),
+          start: isoOf(e['timestamp']),
+          end: isoOf(e['completed']) ?? isoOf(e['timestamp']),
+          error: str(e['error']),
+        },
+        tools: [],
+      });
+    } else if (e['event'] === 'tool') {
+      // `failed`: newer logs mark a tool that raised; the error then says how.
+      const err = isRecord(e['error']) ? e['error'] : e['failed'] === true ? { type: 'unknown', message: 'the tool failed' } : null;
+      const type = err ? str(err['type']) : null;
+      const errorType = err ? errorTypeFrom(type, str(err['message'])) : null;
+      const tool = {
+        ...emptyTool(str(e['function']) ?? '(unnamed)'),
+        id: str(e['id']),
+        arguments: asText(e['arguments']),
+        result: typeof e['result'] === 'string' ? e['result'] : contentText(e['result']) ?? asText(e['result']),
+        ok: err === null || succeededDespite(errorType),
+        truncated: succeededDespite(errorType),
+        errorType,
+        sourceErrorType: type,
+        message: err ? str(err['message']) : null,
+        start: isoOf(e['timestamp']),
+        end: isoOf(e['completed']) ?? isoOf(e['timestamp']),
+      };
+      if (turns.length === 0) turns.push({ model: null, tools: [] });
+      turns.at(-1)!.tools.push(tool);
+    }
+  }
+  return turns;
+}
+
+function sampleConversation(sample: Rec, evalInfo: Rec, stats: Rec, fileName: string): Conversation {
+  const events = Array.isArray(sample['events']) ? sample['events'] : [];
+  const fromEvents = events.some((e) => isRecord(e) && (e['event'] === 'model' || e['event'] === 'tool'));
+  const turns = fromEvents ? eventTurns(events) : messagesToTurns(Array.isArray(sample['messages']) ? sample['messages'] : []);
+  const unknown: string[] = [];
+  if (!fromEvents) unknown.push('timing');
+  if (turns.every((t) => t.model === null)) unknown.push('model calls');
+
+  const output = isRecord(sample['output']) ? sample['output'] : null;
+  const hasChoice = output !== null && Array.isArray(output['choices']) && output['choices'].length > 0;
+  const finalAnswer = hasChoice ? (str(output!['completion']) ?? lastAnswer(turns)) : null;
+  const error = sample['error'];
+  const limit = isRecord(sample['limit']) ? sample['limit'] : null;
+  let exitReason: ExitReason;
+  if (error) exitReason = 'error';
+  else if (limit) exitReason = 'max_steps';
+  else if (hasChoice) exitReason = 'completed';
+  else {
+    exitReason = 'unknown';
+    unknown.push('final answer', 'exit reason');
+  }
+  const usage = isRecord(sample['model_usage']) ? Object.values(sample['model_usage']).filter(isRecord) : [];
+  const id = sample['id'];
+  if (id === undefined || id === null) throw new ImportError('BAD_FORMAT', fileName, 'an Inspect sample has no id');
+  const epoch = num(sample['epoch']);
+  const times = events.filter(isRecord).map((e) => isoOf(e['timestamp'])).filter((t): t is string => t !== null);
+  return {
+    format: 'inspect',
+    taskId: String(id),
+    taskIdFrom: 'trace',
+    // Inspect counts epochs from 1, tracegate from 0.
+    epoch: epoch !== null && epoch >= 1 ? epoch - 1 : 0,
+    traceId: null,
+    model: str(evalInfo['model']),
+    // Without events: the sample's own times, else the eval's (then only the day is certain).
+    startedAt: times[0] ?? isoOf(sample['started_at']) ?? isoOf(stats['started_at']),
+    endedAt: times.at(-1) ?? isoOf(sample['completed_at']) ?? isoOf(stats['completed_at']),
+    finalAnswer,
+    exitReason,
+    turns,
+    usage: usage.length ? { input: usage.reduce((s, u) => s + (num(u['input_tokens']) ?? 0), 0), output: usage.reduce((s, u) => s + (num(u['output_tokens']) ?? 0), 0) } : null,
+    unknown,
+    runError: null,
+    rootExtra: {
+      'inspect.task': str(evalInfo['task']) ?? '',
+      ...(limit ? { 'inspect.limit': asText(limit) ?? '' } : {}),
+      ...(error ? { 'inspect.error': (isRecord(error) ? str(error['message']) : asText(error)) ?? '' } : {}),
+    },
+  };
+}
+
+const isInspectLog = (v: unknown) => isRecord(v) && isRecord(v['eval']) && ('samples' in v || 'status' in v) && typeof v['version'] === 'number';
+
+export const inspectJson: TraceFormat = {
+  label: 'Inspect AI log (.json)',
+  extensions: ['.json'],
+  sniff: ({ json }) => isInspectLog(json),
+  parse: ({ json, fileName }) => {
+    const log = json as Rec;
+    const samples = Array.isArray(log['samples']) ? log['samples'].filter(isRecord) : [];
+    if (samples.length === 0) throw new ImportError('EMPTY', fileName, 'the Inspect log has no samples (was it written with --no-log-samples?)');
+    return samples.map((s) => sampleConversation(s, log['eval'] as Rec, isRecord(log['stats']) ? log['stats'] : {}, fileName));
+  },
+};
+
+const ZIP_MAGIC = [0x50, 0x4b, 0x03, 0x04];
+
+export const inspectEval: TraceFormat = {
+  label: 'Inspect AI log (.eval zip: header.json, samples/*.json)',
+  extensions: ['.eval'],
+  sniff: ({ bytes }) => ZIP_MAGIC.every((b, i) => bytes[i] === b),
+  parse: ({ bytes, fileName }) => {
+    let total = 0;
+    let files: Record<string, Uint8Array>;
+    try {
+      files = unzipSync(bytes, {
+        filter: (f) => {
+          total += f.originalSize;
+          if (total > MAX_UNZIPPED) throw new ImportError('TOO_LARGE', fileName, `the archive unpacks to more than ${MAX_UNZIPPED} bytes`);
+          return f.name === 'header.json' || f.name === '_journal/start.json' || /^samples\/[^/]+\.json$/.test(f.name);
+        },
+      });
+    } catch (error) {
+      if (error instanceof ImportError) throw error;
+      throw new ImportError('BAD_ARCHIVE', fileName, `not a readable zip archive (${(error as Error).message})`);
+    }
+    const headerBytes = files['header.json'] ?? files['_journal/start.json'];
+    if (!headerBytes) throw new ImportError('BAD_FORMAT', fileName, 'a zip without header.json is not an Inspect .eval log');
+    const header = parseJson(textOf(headerBytes), `${fileName}:header.json`);
+    if (!isRecord(header) || !isRecord(header['eval'])) throw new ImportError('BAD_FORMAT', fileName, 'header.json has no eval section');
+    const names = Object.keys(files).filter((n) => n.startsWith('samples/')).sort();
+    if (names.length === 0) throw new ImportError('EMPTY', fileName, 'the .eval archive has no samples/*.json');
+    return names.map((n) => {
+      const sample = parseJson(textOf(files[n]!), `${fileName}:${n}`);
+      if (!isRecord(sample)) throw new ImportError('BAD_FORMAT', `${fileName}:${n}`, 'a sample must be a JSON object');
+      return sampleConversation(sample, header['eval'] as Rec, isRecord(header['stats']) ? header['stats'] : {}, `${fileName}:${n}`);
+    });
+  },
+};

@@ -1,0 +1,263 @@
+import { ExitReasonSchema, type AttributeValue, type ExitReason, type Span, type SpanEvent } from '../schema/trace.js';
+import { ATTR } from '../schema/traceVocabulary.js';
+import { emptyModel, emptyTool, type Conversation, type ModelCallRecord, type ToolCallRecord, type Turn } from './conversation.js';
+import { errorTypeFrom } from './errorTypes.js';
+import { asText, num, str } from './jsonText.js';
+
+/** A span as every OpenTelemetry-shaped format gives it, before tracegate reads meaning into it. */
+export interface OtelSpan {
+  traceId: string;
+  spanId: string;
+  parentId: string | null;
+  name: string;
+  start: string | null;
+  end: string | null;
+  attributes: Record<string, unknown>;
+  status: 'ok' | 'error' | 'unset';
+  statusMessage: string | null;
+  events: Array<{ name: string; time: string | null; attributes: Record<string, unknown> }>;
+}
+
+/** Keys tracegate's own exporter writes on the root span so a trace round-trips. */
+export const EXPORT_KEYS = {
+  spanKind: 'tracegate.span.kind',
+  taskId: 'tracegate.task_id',
+  epoch: 'tracegate.epoch',
+  finalAnswer: 'tracegate.final_answer',
+  exitReason: 'tracegate.exit_reason',
+  model: 'tracegate.model',
+  errorCode: 'tracegate.error.code',
+  errorMessage: 'tracegate.error.message',
+} as const;
+
+const LLM_OPERATIONS = new Set(['chat', 'text_completion', 'generate_content', 'completion']);
+const VERCEL_CALL = /^ai\.(generateText|streamText|generateObject|streamObject)$/;
+const VERCEL_MODEL = /^ai\.(generateText|streamText|generateObject|streamObject)\.do(Generate|Stream)$/;
+
+type Kind = 'agent' | 'llm' | 'tool' | 'compression' | null;
+
+/** Which tracegate span kind an OTel span is, by GenAI, OpenInference, Vercel AI SDK or tracegate names. */
+export function kindOf(span: OtelSpan): Kind {
+  const a = span.attributes;
+  const own = str(a[EXPORT_KEYS.spanKind]);
+  if (own === 'agent' || own === 'llm' || own === 'tool' || own === 'compression') return own;
+  const op = str(a['gen_ai.operation.name']);
+  if (op === 'execute_tool') return 'tool';
+  if (op && LLM_OPERATIONS.has(op)) return 'llm';
+  if (op === 'invoke_agent' || op === 'create_agent') return 'agent';
+  const oi = str(a['openinference.span.kind'])?.toUpperCase();
+  if (oi === 'TOOL') return 'tool';
+  if (oi === 'LLM') return 'llm';
+  if (oi === 'AGENT' || oi === 'CHAIN') return 'agent';
+  const vercel = str(a['ai.operationId']) ?? span.name;
+  if (vercel === 'ai.toolCall') return 'tool';
+  if (VERCEL_MODEL.test(vercel)) return 'llm';
+  if (VERCEL_CALL.test(vercel)) return 'agent';
+  return null;
+}
+
+const first = (a: Record<string, unknown>, ...keys: string[]) => {
+  for (const k of keys) if (a[k] !== undefined && a[k] !== null) return a[k];
+  return undefined;
+};
+
+/** Attribute values tracegate can store as they are (others become JSON text). */
+function keep(a: Record<string, unknown>): Record<string, AttributeValue> {
+  const out: Record<string, AttributeValue> = {};
+  for (const [k, v] of Object.entries(a)) {
+    if (typeof v === 'string' || typeof v === 'boolean' || v === null) out[k] = v;
+    else if (typeof v === 'number') out[k] = Number.isFinite(v) ? v : String(v);
+    else if (Array.isArray(v) && v.every((x) => typeof x === 'string')) out[k] = v as string[];
+    else if (v !== undefined) out[k] = JSON.stringify(v);
+  }
+  return out;
+}
+
+function events(span: OtelSpan): SpanEvent[] {
+  return span.events.map((e) => ({ name: e.name, time: e.time ?? span.start ?? '1970-01-01T00:00:00.000Z', attributes: keep(e.attributes) }));
+}
+
+function parseJsonText(v: unknown): unknown {
+  if (typeof v !== 'string') return v;
+  try {
+    return JSON.parse(v);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The reply text and number of tool calls of a model span, from whichever convention it uses. */
+function reply(a: Record<string, unknown>): { content: string | null; toolCalls: number } {
+  const own = num(a[ATTR.llmToolCalls.key]);
+  if (own !== null || a[ATTR.llmContent.key] !== undefined) return { content: str(a[ATTR.llmContent.key]), toolCalls: own ?? 0 };
+  const messages = parseJsonText(a['gen_ai.output.messages']);
+  if (Array.isArray(messages)) {
+    let content: string | null = null;
+    let calls = 0;
+    for (const m of messages) {
+      for (const p of (m as { parts?: unknown[] })?.parts ?? []) {
+        const part = p as { type?: string; content?: unknown };
+        if (part.type === 'text' && typeof part.content === 'string') content = (content ?? '') + part.content;
+        if (part.type === 'tool_call') calls++;
+      }
+    }
+    return { content, toolCalls: calls };
+  }
+  let calls = 0;
+  let content: string | null = null;
+  for (const [k, v] of Object.entries(a)) {
+    if (/^llm\.output_messages\.\d+\.message\.content$/.test(k) || /^gen_ai\.completion\.\d+\.content$/.test(k)) content = str(v) ?? content;
+    if (/^llm\.output_messages\.\d+\.message\.tool_calls\.\d+\.tool_call\.function\.name$/.test(k) || /^gen_ai\.completion\.\d+\.tool_calls\.\d+\.name$/.test(k)) calls++;
+  }
+  const vercelCalls = parseJsonText(a['ai.response.toolCalls']);
+  if (Array.isArray(vercelCalls)) calls += vercelCalls.length;
+  content ??= str(a['ai.response.text']);
+  if (content === null && str(a['output.mime_type']) !== 'application/json') content = str(a['output.value']);
+  return { content, toolCalls: calls };
+}
+
+function modelCall(span: OtelSpan): ModelCallRecord {
+  const a = span.attributes;
+  const { content, toolCalls } = reply(a);
+  return {
+    ...emptyModel(),
+    content,
+    toolCalls,
+    model: str(first(a, 'gen_ai.request.model', 'gen_ai.response.model', 'llm.model_name', 'ai.model.id')),
+    inputTokens: num(first(a, 'gen_ai.usage.input_tokens', 'gen_ai.usage.prompt_tokens', 'llm.token_count.prompt', 'ai.usage.promptTokens', 'ai.usage.inputTokens')),
+    outputTokens: num(first(a, 'gen_ai.usage.output_tokens', 'gen_ai.usage.completion_tokens', 'llm.token_count.completion', 'ai.usage.completionTokens', 'ai.usage.outputTokens')),
+    start: span.start,
+    end: span.end,
+    error: span.status === 'error' ? (span.statusMessage ?? 'error') : null,
+    spanId: span.spanId,
+    extra: keep(a),
+    events: events(span),
+  };
+}
+
+function toolCall(span: OtelSpan): ToolCallRecord {
+  const a = span.attributes;
+  const exception = span.events.find((e) => e.name === 'exception');
+  const ownOk = a[ATTR.resultOk.key];
+  const ok = typeof ownOk === 'boolean' ? ownOk : !(span.status === 'error' || exception !== undefined);
+  const sourceType = str(a['error.type']) ?? str(exception?.attributes['exception.type']);
+  const message = str(a[ATTR.message.key]) ?? str(exception?.attributes['exception.message']) ?? (ok ? null : span.statusMessage);
+  return {
+    ...emptyTool(str(first(a, 'gen_ai.tool.name', 'tool.name', 'ai.toolCall.name', 'tool_call.function.name')) ?? span.name.replace(/^execute_tool\s+/, '')),
+    id: str(first(a, 'gen_ai.tool.call.id', 'tool.call_id', 'tool_call.id', 'ai.toolCall.id')),
+    arguments: asText(first(a, 'gen_ai.tool.call.arguments', 'tool.arguments', 'ai.toolCall.args', 'tool_call.function.arguments', 'input.value')),
+    result: asText(first(a, 'gen_ai.tool.call.result', 'result.preview', 'ai.toolCall.result', 'output.value')),
+    ok,
+    errorType: ok ? null : errorTypeFrom(str(a[ATTR.errorType.key]), sourceType, message),
+    sourceErrorType: str(a[ATTR.errorType.key]) ? null : sourceType,
+    message,
+    exitCode: num(a[ATTR.exitCode.key]),
+    start: span.start,
+    end: span.end,
+    spanId: span.spanId,
+    extra: keep(a),
+    events: events(span),
+  };
+}
+
+const byStart = (x: OtelSpan, y: OtelSpan) => {
+  const a = x.start ?? '';
+  const b = y.start ?? '';
+  return a < b ? -1 : a > b ? 1 : 0;
+};
+
+/**
+ * Spans of one or many traces → one conversation per trace id. Spans may come in any order; the
+ * tree is built from parent ids and turns from start times. Spans of no known kind are counted.
+ */
+export function otelConversations(spans: OtelSpan[], format: string, fileStem: string): Conversation[] {
+  const byTrace = new Map<string, OtelSpan[]>();
+  for (const s of spans) {
+    let list = byTrace.get(s.traceId);
+    if (!list) byTrace.set(s.traceId, (list = []));
+    list.push(s);
+  }
+  const many = byTrace.size > 1;
+  return [...byTrace.entries()].map(([traceId, list]) => oneTrace(traceId, list, format, many ? `${fileStem}-${traceId.slice(0, 8)}` : fileStem));
+}
+
+function oneTrace(traceId: string, spans: OtelSpan[], format: string, fallbackTaskId: string): Conversation {
+  const ids = new Set(spans.map((s) => s.spanId));
+  const roots = spans.filter((s) => s.parentId === null || !ids.has(s.parentId)).sort(byStart);
+  const sorted = [...spans].sort(byStart);
+  const kinds = new Map(sorted.map((s) => [s, kindOf(s)] as const));
+  const root = roots.find((s) => kinds.get(s) === 'agent') ?? sorted.find((s) => kinds.get(s) === 'agent') ?? null;
+  const ra = root?.attributes ?? {};
+  const exported = sorted.find((s) => s.attributes[EXPORT_KEYS.taskId] !== undefined)?.attributes ?? ra;
+
+  const turns: Turn[] = [];
+  const otherSpans: Span[] = [];
+  let skipped = 0;
+  for (const s of sorted) {
+    const kind = kinds.get(s);
+    if (kind === 'llm') turns.push({ model: modelCall(s), tools: [] });
+    else if (kind === 'tool') {
+      if (turns.length === 0) turns.push({ model: null, tools: [] });
+      turns.at(-1)!.tools.push(toolCall(s));
+    } else if (kind === 'compression') {
+      otherSpans.push({ span_id: s.spanId, parent_id: root?.spanId ?? null, kind: 'compression', name: s.name, start: s.start ?? '', end: s.end ?? s.start ?? '', status: s.status === 'error' ? 'error' : 'ok', attributes: keep(s.attributes), events: events(s) });
+    } else if (kind === null) skipped++;
+  }
+
+  const unknown: string[] = [];
+  let finalAnswer = str(exported[EXPORT_KEYS.finalAnswer]) ?? str(first(ra, 'output.value', 'ai.response.text'));
+  if (finalAnswer === null && root && typeof ra['gen_ai.output.messages'] === 'string') finalAnswer = reply({ 'gen_ai.output.messages': ra['gen_ai.output.messages'] }).content;
+  const lastModel = [...turns].reverse().find((t) => t.model)?.model ?? null;
+  if (finalAnswer === null && lastModel && lastModel.toolCalls === 0 && turns.at(-1)?.tools.length === 0) finalAnswer = lastModel.content;
+  const ownExit = ExitReasonSchema.safeParse(exported[EXPORT_KEYS.exitReason]);
+  let exitReason: ExitReason | null = ownExit.success ? ownExit.data : null;
+  if (exitReason === null) {
+    if (root?.status === 'error') exitReason = 'error';
+    else if (finalAnswer !== null) exitReason = 'completed';
+    else {
+      exitReason = 'unknown';
+      unknown.push('final answer', 'exit reason');
+    }
+  }
+  if (turns.every((t) => t.model === null) && exported[EXPORT_KEYS.taskId] === undefined) unknown.push('model calls');
+  if (turns.some((t) => t.tools.some((x) => x.arguments === null))) unknown.push('tool arguments');
+  if (turns.some((t) => t.tools.some((x) => x.result === null))) unknown.push('tool results');
+  if (skipped > 0) unknown.push(`${skipped} span${skipped > 1 ? 's' : ''} of no GenAI/OpenInference kind skipped`);
+  const taskId = str(exported[EXPORT_KEYS.taskId]);
+  // tracegate's own export carries the trace's token totals on its root.
+  const ownUsage = taskId !== null ? num(exported['gen_ai.usage.input_tokens']) : null;
+  const errorCode = str(exported[EXPORT_KEYS.errorCode]);
+  const starts = sorted.map((s) => s.start).filter((x): x is string => x !== null);
+  const ends = sorted.map((s) => s.end).filter((x): x is string => x !== null);
+  return {
+    format,
+    taskId: taskId ?? fallbackTaskId,
+    taskIdFrom: taskId ? 'trace' : 'file',
+    epoch: num(exported[EXPORT_KEYS.epoch]) ?? 0,
+    traceId,
+    model: str(exported[EXPORT_KEYS.model]) ?? lastModel?.model ?? null,
+    startedAt: root?.start ?? starts.sort()[0] ?? null,
+    endedAt: root?.end ?? ends.sort().at(-1) ?? null,
+    finalAnswer,
+    exitReason,
+    turns,
+    unknown,
+    runError: errorCode ? { code: errorCode, message: str(exported[EXPORT_KEYS.errorMessage]) ?? '' } : null,
+    usage: ownUsage !== null ? { input: ownUsage, output: num(exported['gen_ai.usage.output_tokens']) ?? 0 } : null,
+    rootSpanId: root?.spanId,
+    rootExtra: root ? keep(root.attributes) : undefined,
+    otherSpans,
+  };
+}
+
+/** Nanoseconds since the epoch (a decimal string or number) as an ISO time (milliseconds kept). */
+export function nanosToIso(v: unknown): string | null {
+  // protobufjs-style Long {low, high}, as some JSON serializers write 64-bit fields.
+  if (v && typeof v === 'object' && typeof (v as { low?: unknown }).low === 'number' && typeof (v as { high?: unknown }).high === 'number') {
+    const { low, high } = v as { low: number; high: number };
+    v = ((BigInt(high >>> 0) << 32n) + BigInt(low >>> 0)).toString();
+  }
+  if (typeof v === 'number' && Number.isFinite(v)) return new Date(Math.floor(v / 1e6)).toISOString();
+  if (typeof v !== 'string' || !/^\d+$/.test(v)) return null;
+  return new Date(v.length > 6 ? Number(v.slice(0, -6)) : 0).toISOString();
+}

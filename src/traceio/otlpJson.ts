@@ -1,0 +1,96 @@
+import { isRecord, num, str } from './jsonText.js';
+import { ImportError } from './importError.js';
+import { hexId, parentId } from './otelIds.js';
+import { nanosToIso, otelConversations, type OtelSpan } from './otelSpans.js';
+import type { TraceFormat } from './types.js';
+
+/** An OTLP AnyValue (`{stringValue}`, `{intValue}`, `{arrayValue: {values}}`, ...) as a plain value. */
+export function anyValue(v: unknown): unknown {
+  if (!isRecord(v)) return v;
+  if ('stringValue' in v) return v['stringValue'];
+  if ('boolValue' in v) return v['boolValue'];
+  if ('intValue' in v) {
+    const n = v['intValue'];
+    return typeof n === 'string' && Number.isSafeInteger(Number(n)) ? Number(n) : n;
+  }
+  if ('doubleValue' in v) return num(v['doubleValue']);
+  if ('bytesValue' in v) return v['bytesValue'];
+  if (isRecord(v['arrayValue'])) return ((v['arrayValue']['values'] as unknown[]) ?? []).map(anyValue);
+  if (isRecord(v['kvlistValue'])) return keyValues(v['kvlistValue']['values']);
+  return null;
+}
+
+export function keyValues(list: unknown): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  if (!Array.isArray(list)) return out;
+  for (const kv of list) if (isRecord(kv) && typeof kv['key'] === 'string') out[kv['key']] = anyValue(kv['value']);
+  return out;
+}
+
+const pick = (o: Record<string, unknown>, camel: string, snake: string) => o[camel] ?? o[snake];
+
+function statusOf(s: unknown): { status: OtelSpan['status']; message: string | null } {
+  if (!isRecord(s)) return { status: 'unset', message: null };
+  const code = s['code'];
+  const status = code === 2 || code === 'STATUS_CODE_ERROR' || code === 'ERROR' ? 'error' : code === 1 || code === 'STATUS_CODE_OK' || code === 'OK' ? 'ok' : 'unset';
+  return { status, message: str(s['message']) };
+}
+
+/** Every span of an ExportTraceServiceRequest (camelCase per the OTLP/JSON spec, snake_case tolerated). */
+export function otlpSpans(request: unknown, fileName: string): OtelSpan[] {
+  if (!isRecord(request)) throw new ImportError('BAD_FORMAT', fileName, 'an OTLP request must be a JSON object');
+  const out: OtelSpan[] = [];
+  const resources = pick(request, 'resourceSpans', 'resource_spans');
+  if (!Array.isArray(resources)) throw new ImportError('BAD_FORMAT', fileName, 'resourceSpans is not a list');
+  for (const rs of resources) {
+    if (!isRecord(rs)) continue;
+    const scopes = pick(rs, 'scopeSpans', 'scope_spans') ?? rs['instrumentationLibrarySpans'];
+    for (const ss of Array.isArray(scopes) ? scopes : []) {
+      if (!isRecord(ss) || !Array.isArray(ss['spans'])) continue;
+      for (const sp of ss['spans']) {
+        if (!isRecord(sp)) continue;
+        const traceId = hexId(pick(sp, 'traceId', 'trace_id'), 16);
+        const spanId = hexId(pick(sp, 'spanId', 'span_id'), 8);
+        if (!traceId || !spanId) throw new ImportError('BAD_FORMAT', fileName, `span ${JSON.stringify(sp['name'] ?? '?')}: traceId/spanId missing or not hex`);
+        const { status, message } = statusOf(sp['status']);
+        out.push({
+          traceId,
+          spanId,
+          parentId: parentId(pick(sp, 'parentSpanId', 'parent_span_id')),
+          name: str(sp['name']) ?? '',
+          start: nanosToIso(pick(sp, 'startTimeUnixNano', 'start_time_unix_nano')),
+          end: nanosToIso(pick(sp, 'endTimeUnixNano', 'end_time_unix_nano')),
+          attributes: keyValues(sp['attributes']),
+          status,
+          statusMessage: message,
+          events: (Array.isArray(sp['events']) ? sp['events'] : []).filter(isRecord).map((e) => ({
+            name: str(e['name']) ?? '',
+            time: nanosToIso(pick(e, 'timeUnixNano', 'time_unix_nano')),
+            attributes: keyValues(e['attributes']),
+          })),
+        });
+      }
+    }
+  }
+  return out;
+}
+
+const isRequest = (v: unknown) => isRecord(v) && Array.isArray(v['resourceSpans'] ?? v['resource_spans']);
+/** Jaeger's v3 API answers `{result: <ExportTraceServiceRequest>}`. */
+const unwrap = (v: unknown) => (isRecord(v) && isRequest(v['result']) ? v['result'] : v);
+
+export const otlpJson: TraceFormat = {
+  label: 'OTLP/JSON (ExportTraceServiceRequest, or JSON Lines of them)',
+  extensions: ['.json', '.jsonl'],
+  sniff: ({ json, jsonLines }) => isRequest(unwrap(json)) || (jsonLines !== undefined && jsonLines.length > 0 && jsonLines.every((l) => isRequest(unwrap(l)))),
+  parse: ({ json, jsonLines, fileName }) => {
+    const requests = (isRequest(unwrap(json)) ? [json] : (jsonLines ?? [])).map(unwrap);
+    return otelConversations(requests.flatMap((r) => otlpSpans(r, fileName)), 'otlp-json', stem(fileName));
+  },
+};
+
+/** A file's name without folders and extensions: the task id when the trace names none. */
+export function stem(fileName: string): string {
+  const base = fileName.split(/[\\/]/).pop() ?? fileName;
+  return base.replace(/(\.(json|jsonl|traj|eval|ndjson))+$/i, '').replace(/[^A-Za-z0-9_.:-]/g, '_').replace(/^[^A-Za-z0-9]+/, '') || 'trace';
+}

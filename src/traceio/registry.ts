@@ -1,0 +1,101 @@
+import type { Trace } from '../schema/trace.js';
+import { buildTrace } from './buildTrace.js';
+import { ImportError } from './importError.js';
+import { inspectEval, inspectJson } from './inspectLog.js';
+import { parseJson, parseJsonLines, parseJsonStream, textOf } from './jsonText.js';
+import { miniSweAgent } from './miniSweAgent.js';
+import { openaiMessages } from './openaiMessages.js';
+import { otlpJson } from './otlpJson.js';
+import { jaegerJson, otelSdkSpans, phoenixSpans } from './spanExports.js';
+import { sweAgentTraj } from './sweAgent.js';
+import type { SniffInput, TraceFormat } from './types.js';
+
+/** Every importable format by name; detection tries them in this order (most specific first). */
+export const FORMATS = {
+  'inspect-eval': inspectEval,
+  'inspect-json': inspectJson,
+  'otlp-json': otlpJson,
+  jaeger: jaegerJson,
+  phoenix: phoenixSpans,
+  'otel-sdk-spans': otelSdkSpans,
+  'swe-agent': sweAgentTraj,
+  'mini-swe-agent': miniSweAgent,
+  'openai-messages': openaiMessages,
+} as const satisfies Record<string, TraceFormat>;
+export type FormatName = keyof typeof FORMATS;
+export const FORMAT_NAMES = Object.keys(FORMATS) as FormatName[];
+
+/** Most bytes one imported file may have. */
+export const MAX_FILE_BYTES = 512 * 1024 * 1024;
+
+/** The file read once: JSON, else JSON Lines, else concatenated JSON values (console exporters). */
+export function sniffInput(bytes: Uint8Array, fileName: string): SniffInput {
+  if (bytes.length > MAX_FILE_BYTES) throw new ImportError('TOO_LARGE', fileName, `${bytes.length} bytes is more than the ${MAX_FILE_BYTES} an import reads`);
+  const input: SniffInput = { fileName, bytes, json: undefined, jsonLines: undefined };
+  if (bytes[0] === 0x50 && bytes[1] === 0x4b) return input; // a zip archive
+  const text = textOf(bytes);
+  if (text.trim() === '') throw new ImportError('EMPTY', fileName, 'the file is empty');
+  if (!/^\s*[[{]/.test(text)) throw new ImportError('UNKNOWN_FORMAT', fileName, 'not JSON, JSON Lines or a zip archive');
+  // JSON Lines (one value per line) is tried first when the first line is a whole value by itself.
+  const firstLine = text.slice(0, text.indexOf('\n') === -1 ? text.length : text.indexOf('\n')).trim();
+  if (firstLine.length < text.trim().length && /^[[{].*[\]}]$/.test(firstLine)) {
+    try {
+      input.jsonLines = parseJsonLines(text, fileName);
+      return input;
+    } catch {
+      // not JSON Lines after all: read it whole below
+    }
+  }
+  try {
+    input.json = parseJson(text, fileName);
+    return input;
+  } catch (whole) {
+    try {
+      input.jsonLines = parseJsonLines(text, fileName);
+    } catch {
+      try {
+        input.jsonLines = parseJsonStream(text, fileName);
+      } catch {
+        throw whole;
+      }
+    }
+    return input;
+  }
+}
+
+export function detectFormat(input: SniffInput): FormatName | null {
+  return FORMAT_NAMES.find((name) => FORMATS[name].sniff(input)) ?? null;
+}
+
+export interface ImportedFile {
+  file: string;
+  format: FormatName;
+  traces: Trace[];
+}
+
+/** Pure: one file's bytes → its traces. `format` 'auto' detects; a named format must also fit. */
+export function parseTraces(bytes: Uint8Array, fileName: string, format: FormatName | 'auto' = 'auto'): ImportedFile {
+  const input = sniffInput(bytes, fileName);
+  const name = format === 'auto' ? detectFormat(input) : format;
+  if (name === null) {
+    throw new ImportError('UNKNOWN_FORMAT', fileName, `not a format tracegate imports (${FORMAT_NAMES.join(', ')}); pass --format to say which`);
+  }
+  if (format !== 'auto' && !FORMATS[name].sniff(input)) {
+    throw new ImportError('BAD_FORMAT', fileName, `does not look like ${name} (${FORMATS[name].label})`);
+  }
+  let traces: Trace[];
+  try {
+    const conversations: Array<ReturnType<TraceFormat['parse']>[number] | null> = FORMATS[name].parse(input);
+    // Large files: let the parsed JSON and each conversation go as soon as they are used.
+    input.json = input.jsonLines = undefined;
+    traces = conversations.map((c, i) => {
+      conversations[i] = null;
+      return buildTrace(c!);
+    });
+  } catch (error) {
+    if (error instanceof ImportError) throw error;
+    throw new ImportError('BAD_FORMAT', fileName, `${name}: ${(error as Error).message.split('\n')[0]}`);
+  }
+  if (traces.length === 0) throw new ImportError('EMPTY', fileName, `${name}: no trace in the file`);
+  return { file: fileName, format: name, traces };
+}

@@ -1,0 +1,59 @@
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { writeFileAtomicSync } from '../schema/atomicWrite.js';
+import path from 'node:path';
+import { TraceSchema, type Trace } from '../schema/trace.js';
+import { zodProblem } from '../schema/jsonFile.js';
+import { ImportError } from './importError.js';
+
+/** Writes a file whole or not at all (its folder is made when missing). */
+export function writeAtomic(file: string, text: string): void {
+  mkdirSync(path.dirname(file), { recursive: true });
+  writeFileAtomicSync(file, text);
+}
+
+const safe = (id: string) => id.replace(/[^A-Za-z0-9_.:-]/g, '_');
+
+/** `<task>.e<epoch>.json`, with `-2`, `-3`… when two traces would share a name. */
+export function traceFileNames(traces: Trace[], taken: Set<string> = new Set()): string[] {
+  return traces.map((t) => {
+    const base = `${safe(t.task_id)}.e${t.epoch}`;
+    let name = `${base}.json`;
+    for (let n = 2; taken.has(name); n++) name = `${base}-${n}.json`;
+    taken.add(name);
+    return name;
+  });
+}
+
+export interface StoredTrace {
+  file: string;
+  trace: Trace;
+}
+
+/**
+ * The traces of a folder: its `*.json` files, or its `traces/` folder when it is a report folder.
+ * A file that is not a trace/v1 is bad input, named with its field.
+ */
+export function readTraceDir(dir: string): StoredTrace[] {
+  if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new ImportError('BAD_FORMAT', dir, 'not a folder');
+  const folder = existsSync(path.join(dir, 'report.json')) && existsSync(path.join(dir, 'traces')) ? path.join(dir, 'traces') : dir;
+  const files = readdirSync(folder).filter((f) => f.endsWith('.json') && f !== 'report.json').sort();
+  return files.map((name) => {
+    const file = path.join(folder, name);
+    let raw: unknown;
+    try {
+      raw = JSON.parse(readFileSync(file, 'utf8'));
+    } catch (error) {
+      throw new ImportError('BAD_JSON', file, `not valid JSON (${(error as Error).message})`);
+    }
+    const parsed = TraceSchema.safeParse(raw);
+    if (!parsed.success) throw new ImportError('BAD_FORMAT', file, `not a trace/v1 (${zodProblem(parsed.error)}); run \`tracegate import\` on it first`);
+    return { file, trace: parsed.data };
+  });
+}
+
+/** Writes traces (redacted) as `<task>.e<epoch>.json` into `dir`; returns the file names. */
+export function writeTraces(traces: Trace[], dir: string, redact: <T>(value: T) => T): string[] {
+  const names = traceFileNames(traces);
+  traces.forEach((trace, i) => writeAtomic(path.join(dir, names[i]!), JSON.stringify(redact(trace), null, 1) + '\n'));
+  return names;
+}

@@ -1,0 +1,42 @@
+import { describe, expect, it } from 'vitest';
+import { decodeOtlpProtobuf, encodeOtlpProtobuf } from '../../../src/capture/otlpProto.js';
+import { toOtlpRequest } from '../../../src/traceio/otlpExport.js';
+import { TraceBuilder } from '../../helpers/traceBuilder.js';
+
+describe('OTLP export', () => {
+  const trace = new TraceBuilder('task_x').llm().tool('read_file', { path: 'README2.md' }, { error_type: 'FILE_NOT_FOUND' }).final('done').build();
+  const request = toOtlpRequest([trace]) as { resourceSpans: Array<{ scopeSpans: Array<{ spans: Array<Record<string, any>> }> }> };
+  const spans = request.resourceSpans[0]!.scopeSpans[0]!.spans;
+
+  it('writes hex ids (ids that are not hex become stable hashes) and parents that point at exported ids', () => {
+    expect(spans.every((s) => /^[0-9a-f]{32}$/.test(s['traceId']) && /^[0-9a-f]{16}$/.test(s['spanId']))).toBe(true);
+    const ids = new Set(spans.map((s) => s['spanId']));
+    expect(spans.filter((s) => s['parentSpanId']).every((s) => ids.has(s['parentSpanId']))).toBe(true);
+    expect(toOtlpRequest([trace])).toEqual(request);
+  });
+
+  it('GenAI names beside tracegate keys, nulls left out, nanosecond times as text, status ERROR on a failed tool', () => {
+    const tool = spans.find((s) => s['name'] === 'tool read_file')!;
+    const attrs = Object.fromEntries((tool['attributes'] as Array<{ key: string; value: Record<string, unknown> }>).map((a) => [a.key, a.value]));
+    expect(attrs['gen_ai.operation.name']).toEqual({ stringValue: 'execute_tool' });
+    expect(attrs['gen_ai.tool.name']).toEqual({ stringValue: 'read_file' });
+    expect(attrs['tool.name']).toEqual({ stringValue: 'read_file' });
+    expect(attrs['error.type']).toEqual({ stringValue: 'FILE_NOT_FOUND' });
+    expect(attrs['step']).toEqual({ intValue: '1' });
+    expect(attrs['approved']).toBeUndefined();
+    expect(tool['status']).toEqual({ code: 2, message: 'FILE_NOT_FOUND' });
+    expect(tool['startTimeUnixNano']).toBe('1767225600000000000');
+    const root = spans.find((s) => !s['parentSpanId'])!;
+    const rootKeys = (root['attributes'] as Array<{ key: string }>).map((a) => a.key);
+    expect(rootKeys).toEqual(expect.arrayContaining(['tracegate.task_id', 'tracegate.final_answer', 'tracegate.exit_reason']));
+  });
+
+  it('protobuf encoding decodes back to the same request', () => {
+    const back = decodeOtlpProtobuf(encodeOtlpProtobuf(request)) as typeof request;
+    const span = back.resourceSpans[0]!.scopeSpans[0]!.spans[1]!;
+    expect(span['traceId']).toBe(spans[1]!['traceId']);
+    expect(span['spanId']).toBe(spans[1]!['spanId']);
+    expect(span['startTimeUnixNano']).toBe(spans[1]!['startTimeUnixNano']);
+    expect(span['attributes']).toEqual(spans[1]!['attributes']);
+  });
+});
