@@ -13,6 +13,7 @@ import { loadSuites } from '../suite/loadSuite.js';
 import { CliError, EXIT } from './exitCodes.js';
 import { addGateOptions, finishReport, type GateFlags } from './finishReport.js';
 import { addRunOptions, prepareRun, runInto, type RunFlags } from './runCommand.js';
+import { checkCompareEpochsFlags, pairedEpochsAuto, type EpochsFlags } from './epochsAuto.js';
 import { loadVariant } from './variantOption.js';
 
 type Handle = (work: () => Promise<number>) => Promise<void>;
@@ -137,17 +138,30 @@ export function registerCompare(program: Command, handle: Handle): void {
   command.addHelpText('after', '\nA runs into <out>/a, B into <out>; <out>/report.json is B with its diff against A.\nExit codes: 0 gate passed, 1 gate failed (e.g. a regression), 2 bad input, 3 could not run.');
   command.action(async (suites: string[], flags: RunFlags & { a: string; b: string }) =>
     handle(async () => {
-      if (flags.epochs === 'auto') throw new CliError('compare does not take --epochs auto yet: run B with --epochs auto --baseline <A report> instead', EXIT.BAD_INPUT);
+      checkCompareEpochsFlags(flags);
       const prepared = prepareRun(suites, flags);
       const variantA = loadVariant(flags.a);
       const variantB = loadVariant(flags.b);
       const outDir = path.resolve(flags.out);
       const aDir = path.join(outDir, 'a');
       process.stderr.write(`variant A (${variantA.name}) → ${path.relative(process.cwd(), aDir)}\n`);
-      const reportA = await runInto(prepared, flags, variantA, aDir);
-      await jsonReporter.write(prepared.redactor.deep(reportA), aDir);
-      process.stderr.write(`variant B (${variantB.name}) → ${path.relative(process.cwd(), outDir)}\n`);
-      const reportB = await runInto(prepared, flags, variantB, outDir);
+      let reportA: Awaited<ReturnType<typeof runInto>>;
+      let reportB: typeof reportA;
+      if (flags.epochs === 'auto') {
+        // Both sides run in stages together; B is diffed at the level of the look the run stopped at.
+        process.stderr.write(`variant B (${variantB.name}) → ${path.relative(process.cwd(), outDir)}\n`);
+        const paired = pairedEpochsAuto(flags);
+        const flagsA: RunFlags & Pick<EpochsFlags, 'pairedSide'> = { ...flags, pairedSide: paired.side('a') };
+        const flagsB: RunFlags & Pick<EpochsFlags, 'pairedSide'> = { ...flags, pairedSide: paired.side('b') };
+        [reportA, reportB] = await Promise.all([runInto(prepared, flagsA, variantA, aDir), runInto(prepared, flagsB, variantB, outDir)]);
+        flags.alpha = paired.finalLevel();
+        await jsonReporter.write(prepared.redactor.deep(reportA), aDir);
+      } else {
+        reportA = await runInto(prepared, flags, variantA, aDir);
+        await jsonReporter.write(prepared.redactor.deep(reportA), aDir);
+        process.stderr.write(`variant B (${variantB.name}) → ${path.relative(process.cwd(), outDir)}\n`);
+        reportB = await runInto(prepared, flags, variantB, outDir);
+      }
       return finishReport(reportB, outDir, flags, prepared.redactor, {
         report: reportA,
         file: path.join(aDir, 'report.json'),
