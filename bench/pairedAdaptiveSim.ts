@@ -102,3 +102,58 @@ function logitShifted(base: number[], drop: number): number[] {
   }
   return at((lo + hi) / 2);
 }
+
+/**
+ * What no allocation rule can beat: for each simulated suite, trials are given (one pair at a time,
+ * each task at least one pair, at most `maxEpochs`) to whichever task raises the expected Z of the
+ * paired statistic most, knowing every task's TRUE pass probability on both sides; power is the
+ * fixed-sample normal power at two-sided alpha. A ceiling for any rule that must learn from data.
+ */
+export function oracleCeiling(mixture: Mixture, tasks: number, epochs: number, maxEpochs: number, runs: number, seed: number, drop = 0.05, alpha = 0.05): number {
+  const random = rng(seed);
+  const Phi = (x: number) => 0.5 * (1 + erf(x / Math.SQRT2));
+  const z = zQuantile(1 - alpha / 2);
+  let power = 0;
+  for (let r = 0; r < runs; r++) {
+    const pa = mixture(tasks, random);
+    const pb = scaled(pa, drop);
+    const d = pa.map((p, i) => p - pb[i]!);
+    const v = pa.map((p, i) => p * (1 - pb[i]!) + pb[i]! * (1 - p) - d[i]! ** 2);
+    const n = pa.map(() => 1);
+    let N = d.reduce((s, x) => s + x, 0);
+    let V = v.reduce((s, x) => s + x, 0);
+    for (let left = tasks * (epochs - 1); left > 0; left--) {
+      let best = -1;
+      let bestZ = N / Math.sqrt(V);
+      for (let i = 0; i < tasks; i++) {
+        if (n[i]! >= maxEpochs) continue;
+        const zi = (N + d[i]!) / Math.sqrt(V + v[i]!);
+        if (zi > bestZ) [best, bestZ] = [i, zi];
+      }
+      if (best < 0) break;
+      n[best]!++;
+      N += d[best]!;
+      V += v[best]!;
+    }
+    power += Phi(N / Math.sqrt(V) - z);
+  }
+  return power / runs;
+}
+
+function erf(x: number): number {
+  // Abramowitz & Stegun 7.1.26 (error below 1.5e-7): enough for a power ceiling.
+  const t = 1 / (1 + 0.3275911 * Math.abs(x));
+  const y = 1 - ((((1.061405429 * t - 1.453152027) * t + 1.421413741) * t - 0.284496736) * t + 0.254829592) * t * Math.exp(-x * x);
+  return x >= 0 ? y : -y;
+}
+
+function zQuantile(p: number): number {
+  let lo = -10;
+  let hi = 10;
+  for (let i = 0; i < 80; i++) {
+    const mid = (lo + hi) / 2;
+    if (0.5 * (1 + erf(mid / Math.SQRT2)) < p) lo = mid;
+    else hi = mid;
+  }
+  return (lo + hi) / 2;
+}
