@@ -135,7 +135,13 @@ export function registerCompare(program: Command, handle: Handle): void {
     .requiredOption('--b <file>', 'variant B (the candidate)');
   addRunOptions(command, { variant: false });
   addGateOptions(command);
-  command.addHelpText('after', '\nA runs into <out>/a, B into <out>; <out>/report.json is B with its diff against A.\nExit codes: 0 gate passed, 1 gate failed (e.g. a regression), 2 bad input, 3 could not run.');
+  command.addHelpText(
+    'after',
+    '\nA runs into <out>/a, B into <out>; <out>/report.json is B with its diff against A.\n' +
+      '--epochs auto: A and B run in stages together; more trials go to both sides of the tasks whose trials still vary,\n' +
+      'up to --max-epochs a side; --budget counts both sides\' model calls (3 epochs a side at 100 tasks: --budget 600).\n' +
+      'See docs/statistics.md.\nExit codes: 0 gate passed, 1 gate failed (e.g. a regression), 2 bad input, 3 could not run.',
+  );
   command.action(async (suites: string[], flags: RunFlags & { a: string; b: string }) =>
     handle(async () => {
       checkCompareEpochsFlags(flags);
