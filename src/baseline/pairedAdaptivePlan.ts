@@ -53,6 +53,7 @@ export const PAIRED_STOP_REASONS = {
   verdict_settled: 'the verdict settled at an interim look',
   no_regression_sign: 'after a third of the information B looked no worse than A: stopped for futility',
   budget_spent: 'the budget of model calls (--budget or --budget-tokens) is spent',
+  information_complete: 'the statistical information was all but complete: the last look spent what was left of alpha',
 } as const;
 export type PairedStopReason = keyof typeof PAIRED_STOP_REASONS;
 
@@ -136,9 +137,11 @@ export function planPairedStage(tasks: PairedTaskTrials[], stage: number, spent:
   }
   const budget = Math.min(settings.budget ?? Infinity, 2 * settings.maxEpochs * tasks.length);
   const left = budget - spent;
-  const final = candidates.length === 0 || left < 2;
   const previous = fractions.length ? fractions[fractions.length - 1]! : 0;
   const raw = informationFraction(tasks, new Set(candidates.map((t) => t.id)), left, settings.maxEpochs);
+  // When the grid leaves no room for another interim look, this look is the last one.
+  const complete = previous + FRACTION_STEP > 1 - FRACTION_STEP + 1e-9;
+  const final = candidates.length === 0 || left < 2 || complete;
   const fraction = final ? 1 : Math.min(Math.max(Math.floor(raw / FRACTION_STEP) * FRACTION_STEP, previous + FRACTION_STEP), 1 - FRACTION_STEP);
   const boundary = sequentialBoundaries([...fractions, fraction], settings.alpha).at(-1)!;
   const level = nominalLevel(boundary);
@@ -155,6 +158,7 @@ export function planPairedStage(tasks: PairedTaskTrials[], stage: number, spent:
   if (look.verdict !== 'inconclusive') return finish(`the verdict settled at stage ${stage}: ${look.verdict}, p=${look.p.toPrecision(3)} ≤ ${level.toPrecision(3)}`, 'verdict_settled');
   if (candidates.length === 0) return { look, done: true, reason: 'no task can still move the verdict', rerun: [], stopped };
   if (left < 2) return finish(`the budget of ${budget} model calls is spent`, 'budget_spent');
+  if (complete) return finish('the information is all but complete: the last look spent what was left of alpha', 'information_complete');
   if ((settings.futility ?? true) && fraction >= FUTILITY_FROM - 1e-9 && sig && flips.currentOnly >= flips.baselineOnly) {
     return finish(`no sign of a regression after ${spent} of ${budget} model calls (change ${(sig.delta * 100).toFixed(1)} points): stopped for futility`, 'no_regression_sign');
   }

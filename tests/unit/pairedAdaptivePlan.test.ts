@@ -77,6 +77,14 @@ describe('the allocation rule of compare --epochs auto', () => {
     expect(d.done).toBe(true);
   });
 
+  it('makes a look the last one when the fraction grid leaves no room for another', () => {
+    const tasks = [task('a', [1, 2], [2, 2], [0, 1]), task('b', [1, 2], [0, 2], [1, 0])];
+    const d = planPairedStage(tasks, 3, 8, settings, [0.5, 0.99]);
+    expect(d).toMatchObject({ done: true, rerun: [], stopped: { a: 'information_complete', b: 'information_complete' } });
+    expect(d.look.fraction).toBe(1);
+    expect(Number.isFinite(d.look.boundary)).toBe(true);
+  });
+
   it('stops for futility when B looks no worse than A after a third of the information', () => {
     const tasks = Array.from({ length: 20 }, (_, i) => task(`t${i}`, [1, 2], [1, 2], i % 2 ? [1, 0] : [0, 1]));
     const d = planPairedStage(tasks, 2, 80, { ...settings, futility: true }, [0.2]);
