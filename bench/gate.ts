@@ -3,11 +3,14 @@
  * drop, and do its intervals cover the true change? Agents are simulated with known per-task pass
  * probabilities; each simulated comparison runs the same paired test the gate uses
  * (src/baseline/significance.ts), on every shape of data the gate meets: unequal epochs, tiny
- * suites, all-pass suites, partly errored tasks, tasks that never vary. The last section simulates
- * `--epochs auto` (src/runner/adaptivePlan.ts) on the same agents.
+ * suites, all-pass suites, partly errored tasks, tasks that never vary. The last sections simulate
+ * `run --epochs auto` against a fixed baseline (src/baseline/adaptivePlan.ts) and `compare --epochs
+ * auto` with both sides staged (src/baseline/pairedAdaptivePlan.ts) on the same agents.
  */
 import { pairedSignificance, taskWeight, type PairedTask } from '../src/baseline/significance.js';
 import { rng, simulateAdaptive, type AdaptiveSimulation } from './adaptiveSim.js';
+import { oracleCeiling, simulatePairedAdaptive } from './pairedAdaptiveSim.js';
+import type { PairedSettings } from '../src/baseline/pairedAdaptivePlan.js';
 
 const SIMULATIONS = Number(process.env['SIMULATIONS'] ?? 2_000);
 const ALPHA = 0.05;
@@ -152,6 +155,38 @@ adaptiveRows.forEach((row, i) => {
   console.log(`| ${row.baselineEpochs} | ${row.maxEpochs} | ${pct(r.falseAlarm)} | ${pct(r.power)} | ${r.callsNull.toFixed(0)} | ${r.callsDrop.toFixed(0)} | ${row.tasks * 3} | ${pct(fixed.power)} |`);
 });
 console.log(`(${ADAPTIVE_RUNS} simulated A/A and A/B runs per row)`);
+
+// compare --epochs auto: both sides staged. Fewer runs per row (each run is up to five staged looks).
+const PAIRED_RUNS = Number(process.env['PAIRED_RUNS'] ?? 1000);
+console.log(`\ncompare --epochs auto: both sides staged (100 tasks; more trials on both sides only while a task's pooled trials vary; exact McNemar over epoch-paired trials; O'Brien–Fleming spending; ${PAIRED_RUNS} simulated A/A and A/B runs per row)\n`);
+console.log('| task mix | drop | design | A/A flagged "regressed" | A/A any verdict | power | calls per task per side A/A | calls per task per side at drop | CI coverage A/A | CI coverage A/B | target met |');
+console.log('| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |');
+const compareDesign: PairedSettings = { maxEpochs: 5, minEpochs: 2, budget: 3 * 2 * 100, alpha: ALPHA };
+const pairedRows: Array<{ mix: string; mixture: Mixture; drop: number; shift?: 'logit'; design: string; settings: PairedSettings }> = [
+  { mix: 'realistic', mixture: realistic, drop: 0.05, design: '--max-epochs 5 --budget 600 (3 epochs a side)', settings: compareDesign },
+  { mix: 'realistic', mixture: realistic, drop: 0.05, design: 'no allocation: every task 3 a side (--max-epochs 3)', settings: { ...compareDesign, maxEpochs: 3, minEpochs: 3 } },
+  { mix: 'realistic', mixture: realistic, drop: 0.05, design: '--max-epochs 5, no budget', settings: { ...compareDesign, budget: null } },
+  { mix: 'realistic, logit shift', mixture: realistic, drop: 0.05, shift: 'logit', design: '--max-epochs 5 --budget 600', settings: compareDesign },
+  { mix: 'realistic, logit shift', mixture: realistic, drop: 0.05, shift: 'logit', design: 'no allocation: every task 3 a side', settings: { ...compareDesign, maxEpochs: 3, minEpochs: 3 } },
+  { mix: 'a third never vary', mixture: frozenThird, drop: 0.05, design: '--max-epochs 5 --budget 600', settings: compareDesign },
+  { mix: 'a third never vary', mixture: frozenThird, drop: 0.05, design: 'no allocation: every task 3 a side', settings: { ...compareDesign, maxEpochs: 3, minEpochs: 3 } },
+  { mix: 'realistic', mixture: realistic, drop: 0.08, design: '--max-epochs 5 --budget 600', settings: compareDesign },
+  { mix: 'realistic', mixture: realistic, drop: 0.1, design: '--max-epochs 5 --budget 600', settings: compareDesign },
+];
+pairedRows.forEach((row, i) => {
+  const r = simulatePairedAdaptive(row.settings, row.mixture, 100, PAIRED_RUNS, 7000 + i, row.drop, row.shift ?? 'scaled');
+  const se = Math.sqrt((ALPHA / 2) * (1 - ALPHA / 2) / PAIRED_RUNS);
+  if (r.falseAlarm > ALPHA / 2 + 3 * se || r.anyVerdict > ALPHA + 6 * se) failed = true;
+  const met = r.power >= 0.8 && r.anyVerdict <= ALPHA && r.callsNull <= 3 && r.callsDrop <= 3;
+  console.log(
+    `| ${row.mix} | ${Math.round(row.drop * 100)} pts | ${row.design} | ${pct(r.falseAlarm)} | ${pct(r.anyVerdict)} | ${pct(r.power)} | ${r.callsNull.toFixed(2)} | ${r.callsDrop.toFixed(2)} | ${pct(r.coverageNull)} | ${pct(r.coverageDrop)} | ${met ? 'yes' : 'no'} |`,
+  );
+});
+const mcPower = (p: number) => (100 * Math.sqrt((p * (1 - p)) / PAIRED_RUNS)).toFixed(1);
+console.log(`(Monte-Carlo standard error with ${PAIRED_RUNS} runs: ±${mcPower(0.5)} points on a power near 50%, ±${mcPower(0.8)} near 80%, ±${mcPower(0.025)} on a 2.5% false-alarm rate)`);
+const ceiling3 = oracleCeiling(realistic, 100, 3, 5, 500, 8000);
+const ceiling3Wide = oracleCeiling(realistic, 100, 3, 30, 500, 8001);
+console.log(`ceiling, realistic mix, 5 pts, 3 epochs a side: an oracle that knows every task's true pass probabilities and gives each pair of trials where it raises the expected Z most reaches ${pct(ceiling3)} (at most 5 a side) or ${pct(ceiling3Wide)} (at most 30 a side), fixed-sample normal power, 500 suites`);
 
 console.log(`\ntook ${((performance.now() - started) / 1000).toFixed(1)} s`);
 if (failed) {

@@ -2,6 +2,7 @@ import type { Diff, MetricDiff, TaskChange, TaskDiff } from '../schema/diff.js';
 import type { RunReport, TaskResult } from '../schema/report.js';
 import { ratio } from '../report/stats.js';
 import { pairedSignificance } from './significance.js';
+import { epochFlips } from './pairedAdaptivePlan.js';
 
 const CHANGE_ORDER: TaskChange[] = ['regressed', 'errored', 'reason_changed', 'fixed', 'still_failing', 'new', 'removed', 'unchanged'];
 
@@ -94,7 +95,9 @@ export function diffReports(
   if (counts.errored > 0) notes.push(`${counts.errored} task(s) errored on one side; errors are not counted as regressions`);
   if (baseline.run.scripted || current.run.scripted) notes.push('one or both runs replayed hand-written scripts, not a model');
   const epochsOf = (r: RunReport) => (r.run.adaptive ? `--epochs auto (at most ${r.run.epochs} per task)` : String(r.run.epochs));
-  if (baseline.run.epochs !== current.run.epochs || current.run.adaptive) {
+  if (current.run.adaptive?.sides === 'both') {
+    notes.push(`both sides ran --epochs auto (compare): each stage gave a task one more trial on each side, ${current.run.adaptive.calls_both_sides ?? 'n/a'} model calls in all`);
+  } else if (baseline.run.epochs !== current.run.epochs || current.run.adaptive) {
     notes.push(`epochs differ: baseline ${epochsOf(baseline)}, current ${epochsOf(current)}; the paired test weighs each task by its judged trials on both sides`);
   }
 
@@ -114,6 +117,16 @@ export function diffReports(
             return { baseline: b, current: c, errored: { baseline: b.errored, current: c.errored } };
           }),
           alpha,
+          // Both sides staged by compare --epochs auto: the exact test is over epoch-paired trials.
+          current.run.adaptive?.sides === 'both'
+            ? paired.reduce(
+                (sum, p) => {
+                  const f = epochFlips(p.base, p.cur);
+                  return { baselineOnly: sum.baselineOnly + f.aOnly, currentOnly: sum.currentOnly + f.bOnly };
+                },
+                { baselineOnly: 0, currentOnly: 0 },
+              )
+            : undefined,
         )
       : null;
   if (significance?.weak?.length) notes.push(`weak comparison: ${significance.weak.join('; ')}`);

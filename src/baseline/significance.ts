@@ -102,7 +102,21 @@ function weakReasons(tasks: PairedTask[], minAttainableP: number, informative: n
  * stratified permutation test on judged trials (exact McNemar when every task has one judged trial
  * per side); the estimate is the weighted mean change in pass fraction. Two-sided at `alpha`.
  */
-export function pairedSignificance(tasks: PairedTask[], alpha = 0.05): Significance {
+/**
+ * Trials paired by epoch across all tasks, for runs whose both sides were staged by a label-blind
+ * rule (`compare --epochs auto`): how many pairs only the baseline passed, and only the current.
+ */
+export interface TrialPairs {
+  baselineOnly: number;
+  currentOnly: number;
+}
+
+/**
+ * With `flips`, the p-value is exact McNemar over the epoch-paired trials instead of the task-level
+ * test: when which tasks got more trials depended on their pooled outcomes, relabelling is exact
+ * only within a pair (a stage gives each side one trial), not across a task's stages.
+ */
+export function pairedSignificance(tasks: PairedTask[], alpha = 0.05, flips?: TrialPairs): Significance {
   const confidence = 1 - alpha;
   const usable = tasks.filter((t) => t.baseline.judged > 0 && t.current.judged > 0);
   const pairs = usable.length;
@@ -112,10 +126,14 @@ export function pairedSignificance(tasks: PairedTask[], alpha = 0.05): Significa
   const exact = stratifiedExact(usable);
   const change = weightedChange(usable, confidence, alpha);
   const mcnemar = pairs > 0 && usable.every((t) => t.baseline.judged === 1 && t.current.judged === 1);
-  const method: Significance['method'] = mcnemar ? 'exact_mcnemar' : exact.method === 'normal' ? 'stratified_normal' : 'stratified_exact';
-  const p = exact.p;
-  const verdict: Significance['verdict'] = p >= alpha || change.delta === 0 ? 'inconclusive' : change.delta < 0 ? 'regressed' : 'improved';
-  const why = mcnemar
+  const method: Significance['method'] = mcnemar || flips ? 'exact_mcnemar' : exact.method === 'normal' ? 'stratified_normal' : 'stratified_exact';
+  const p = flips ? exactMcNemarP(flips.currentOnly, flips.baselineOnly) : exact.p;
+  // The direction is the test's own: the sign of the pair flips (which equals the sign of Δ when each task has as many trials on both sides).
+  const direction = flips ? flips.currentOnly - flips.baselineOnly : change.delta;
+  const verdict: Significance['verdict'] = p >= alpha || direction === 0 ? 'inconclusive' : direction < 0 ? 'regressed' : 'improved';
+  const why = flips
+    ? `both sides were run in stages (compare --epochs auto) and more trials went to tasks by their pooled outcomes: exact McNemar over the ${flips.baselineOnly + flips.currentOnly} epoch-paired trials that disagreed, exact under that allocation`
+    : mcnemar
     ? 'every paired task has one judged trial on each side: exact McNemar on the tasks that flipped'
     : exact.method === 'normal'
       ? 'too many trials for exact enumeration: normal approximation (continuity-corrected) of the stratified permutation test'

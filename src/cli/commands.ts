@@ -13,6 +13,7 @@ import { CliError, EXIT } from './exitCodes.js';
 import { addGateOptions, finishReport, loadGateInputs, type GateFlags } from './finishReport.js';
 import { ensureWritableDir } from './outputDir.js';
 import { addRunOptions, buildAdapter, prepareRun, runInto, type RunFlags } from './runCommand.js';
+import { checkCompareEpochsFlags, pairedEpochsAuto, type EpochsFlags } from './epochsAuto.js';
 import { loadVariant } from './variantOption.js';
 
 type Handle = (work: () => Promise<number>) => Promise<void>;
@@ -125,10 +126,16 @@ export function registerCompare(program: Command, handle: Handle): void {
     .requiredOption('--b <file>', 'variant B (the candidate)');
   addRunOptions(command, { variant: false });
   addGateOptions(command);
-  command.addHelpText('after', '\nA runs into <out>/a, B into <out>; <out>/report.json is B with its diff against A.\nExit codes: 0 gate passed, 1 gate failed (e.g. a regression), 2 bad input, 3 could not run.');
+  command.addHelpText(
+    'after',
+    '\nA runs into <out>/a, B into <out>; <out>/report.json is B with its diff against A.\n' +
+      '--epochs auto: A and B run in stages together; more trials go to both sides of the tasks whose trials still vary,\n' +
+      'up to --max-epochs a side; --budget counts both sides\' model calls (3 epochs a side at 100 tasks: --budget 600).\n' +
+      'See docs/statistics.md.\nExit codes: 0 gate passed, 1 gate failed (e.g. a regression), 2 bad input, 3 could not run.',
+  );
   command.action(async (suites: string[], flags: RunFlags & { a: string; b: string }) =>
     handle(async () => {
-      if (flags.epochs === 'auto') throw new CliError('compare does not take --epochs auto yet: run B with --epochs auto --baseline <A report> instead', EXIT.BAD_INPUT);
+      checkCompareEpochsFlags(flags);
       const prepared = prepareRun(suites, flags);
       const variantA = loadVariant(flags.a);
       const variantB = loadVariant(flags.b);
@@ -139,12 +146,27 @@ export function registerCompare(program: Command, handle: Handle): void {
       const aDir = path.join(outDir, 'a');
       ensureWritableDir(aDir);
       process.stderr.write(`variant A (${variantA.name}) → ${path.relative(process.cwd(), aDir)}\n`);
-      const reportA = await runInto(prepared, flags, variantA, aDir, adapterA);
-      await jsonReporter.write(prepared.redactor.deep(reportA), aDir);
-      process.stderr.write(`variant B (${variantB.name}) → ${path.relative(process.cwd(), outDir)}\n`);
-      const reportB = await runInto(prepared, flags, variantB, outDir, adapterB);
+      let reportA: Awaited<ReturnType<typeof runInto>>;
+      let reportB: typeof reportA;
+      let rules = gateInputs.rules;
+      if (flags.epochs === 'auto') {
+        // Both sides run in stages together; B is diffed at the level of the look the run stopped at.
+        process.stderr.write(`variant B (${variantB.name}) → ${path.relative(process.cwd(), outDir)}\n`);
+        const paired = pairedEpochsAuto(flags);
+        const flagsA: RunFlags & Pick<EpochsFlags, 'pairedSide'> = { ...flags, pairedSide: paired.side('a') };
+        const flagsB: RunFlags & Pick<EpochsFlags, 'pairedSide'> = { ...flags, pairedSide: paired.side('b') };
+        [reportA, reportB] = await Promise.all([runInto(prepared, flagsA, variantA, aDir, adapterA), runInto(prepared, flagsB, variantB, outDir, adapterB)]);
+        rules = { ...rules, alpha: paired.finalLevel() };
+        await jsonReporter.write(prepared.redactor.deep(reportA), aDir);
+      } else {
+        reportA = await runInto(prepared, flags, variantA, aDir, adapterA);
+        await jsonReporter.write(prepared.redactor.deep(reportA), aDir);
+        process.stderr.write(`variant B (${variantB.name}) → ${path.relative(process.cwd(), outDir)}\n`);
+        reportB = await runInto(prepared, flags, variantB, outDir, adapterB);
+      }
       return finishReport(reportB, outDir, flags, {
         ...gateInputs,
+        rules,
         baseline: { report: reportA, file: path.join(aDir, 'report.json'), traceDir: 'a' },
       }, prepared.redactor);
     }),

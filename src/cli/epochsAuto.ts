@@ -1,5 +1,6 @@
 import { readReport } from '../baseline/baselineFile.js';
 import { runAdaptive } from '../runner/adaptiveEpochs.js';
+import { runPairedAdaptive, type ExecuteSide } from '../runner/pairedAdaptiveEpochs.js';
 import type { RunReport } from '../schema/report.js';
 import type { Task } from '../schema/task.js';
 import { CliError, EXIT } from './exitCodes.js';
@@ -13,6 +14,8 @@ export interface EpochsFlags {
   baseline?: string;
   alpha?: number;
   resume: boolean;
+  /** Set by `compare --epochs auto`: this side's stages are run together with the other side's. */
+  pairedSide?: (tasks: Task[], execute: ExecuteSide) => Promise<RunReport>;
 }
 
 const DEFAULT_MAX_EPOCHS = 5;
@@ -36,6 +39,7 @@ export function checkEpochsFlags(flags: EpochsFlags): void {
  * the look the run stopped at, which the diff's paired test must use.
  */
 export async function runEpochsAuto(flags: EpochsFlags, tasks: Task[], execute: (trialsWanted: (task: Task) => number, resume: boolean) => Promise<RunReport>): Promise<RunReport> {
+  if (flags.pairedSide) return flags.pairedSide(tasks, execute);
   checkEpochsFlags(flags);
   const adaptive = await runAdaptive({
     maxEpochs: epochCount(flags),
@@ -50,4 +54,52 @@ export async function runEpochsAuto(flags: EpochsFlags, tasks: Task[], execute: 
   });
   flags.alpha = adaptive.finalLevel;
   return adaptive.report;
+}
+
+/** Trials a side every task gets under `compare --epochs auto` before "its trials all agree" stops it. */
+export const COMPARE_MIN_EPOCHS = 2;
+
+/** `compare`: --max-epochs and the budgets only mean something with --epochs auto (no baseline file needed). */
+export function checkCompareEpochsFlags(flags: EpochsFlags): void {
+  const extras = [flags.maxEpochs !== undefined && '--max-epochs', flags.budget !== undefined && '--budget', flags.budgetTokens !== undefined && '--budget-tokens'].filter(Boolean);
+  if (flags.epochs !== 'auto' && extras.length) throw new CliError(`${extras.join(', ')} need --epochs auto`, EXIT.BAD_INPUT);
+  if (flags.epochs === 'auto' && flags.baseline) throw new CliError('compare --epochs auto: A is the baseline; drop --baseline', EXIT.BAD_INPUT);
+}
+
+/**
+ * `compare --epochs auto`: both sides run in stages together. Each side's `runInto` hands its
+ * executor to `side('a')` / `side('b')` (through `flags.pairedSide`); once both have, the stages run
+ * (src/runner/pairedAdaptiveEpochs.ts) and each side gets its own final report. `finalLevel()` is the
+ * level of the look the run stopped at, which the diff of B against A must use.
+ */
+export function pairedEpochsAuto(flags: EpochsFlags): { side: (name: 'a' | 'b') => NonNullable<EpochsFlags['pairedSide']>; finalLevel: () => number } {
+  const executors: Partial<Record<'a' | 'b', ExecuteSide>> = {};
+  let ready: (tasks: Task[]) => void = () => undefined;
+  const both = new Promise<Task[]>((resolve) => (ready = resolve));
+  let level = flags.alpha ?? 0.05;
+  const result = both.then((tasks) =>
+    runPairedAdaptive(
+      {
+        maxEpochs: epochCount(flags),
+        minEpochs: COMPARE_MIN_EPOCHS,
+        budgetCalls: flags.budget ?? null,
+        budgetTokens: flags.budgetTokens ?? null,
+        alpha: flags.alpha ?? 0.05,
+        tasks,
+        resume: flags.resume,
+        log: (line) => process.stderr.write(`epochs auto: ${line}\n`),
+      },
+      executors.a!,
+      executors.b!,
+    ).then((r) => {
+      level = r.finalLevel;
+      return r;
+    }),
+  );
+  const side = (name: 'a' | 'b') => async (tasks: Task[], execute: ExecuteSide) => {
+    executors[name] = execute;
+    if (executors.a && executors.b) ready(tasks);
+    return (await result)[name];
+  };
+  return { side, finalLevel: () => level };
 }

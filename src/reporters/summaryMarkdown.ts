@@ -54,7 +54,7 @@ export function summaryMarkdown(report: RunReport): string {
       groups.set(key, g);
     }
     const spread = [...groups.values()].sort((a, b) => a.trials - b.trials).map((g) => `${g.count} task(s) × ${g.trials}${g.reason ? ` (${mdText(g.reason)})` : ''}`).join('; ');
-    lines.push('', `**Epochs auto:** ${auto.trials_run} trials in ${auto.stages.length} stage(s) (at most ${auto.max_epochs} per task): ${spread}. Stopped: ${mdText(auto.stop_reason)}. Final look tested at p ≤ ${auto.final_level.toPrecision(3)} (alpha ${auto.alpha} spent over the looks).`);
+    lines.push('', `**Epochs auto${auto.sides === 'both' ? ' (both sides staged, ' + (auto.calls_both_sides ?? 0) + ' model calls in all)' : ''}:** ${auto.trials_run} trials in ${auto.stages.length} stage(s) (at most ${auto.max_epochs} per task): ${spread}. Stopped: ${mdText(auto.stop_reason)}. Final look tested at p ≤ ${auto.final_level.toPrecision(3)} (alpha ${auto.alpha} spent over the looks).`);
   }
 
   const diff = report.diff;

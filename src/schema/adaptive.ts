@@ -27,6 +27,9 @@ export const AdaptiveRunSchema = z.object({
     }),
   ),
   stop_reason: z.string(),
+  /** `compare --epochs auto`: both variants were staged; budget_trials and calls_both_sides count both sides' model calls. */
+  sides: z.enum(['current', 'both']).optional(),
+  calls_both_sides: z.number().int().optional(),
 });
 export type AdaptiveRun = z.infer<typeof AdaptiveRunSchema>;
 

@@ -69,3 +69,51 @@ describe('run --epochs auto', () => {
     expect(bad.code).toBe(2);
   });
 });
+
+describe('compare --epochs auto', () => {
+  it('runs both variants in stages, gives more trials on both sides only to tasks that still vary, and gates on the staged verdict', async () => {
+    const out = tempDir();
+    const result = await runCli(['compare', 'suites/demo.jsonl', '--a', 'suites/demo/variants/a.json', '--b', 'suites/demo/variants/b.json', '--epochs', 'auto', '--max-epochs', '4', '--out', out, '-q', '--no-html']);
+    expect(result.code, result.stderr).toBe(1);
+    expect(result.stderr).toMatch(/epochs auto: stage 1: 32 model calls so far \(both sides\)/);
+    const b = JSON.parse(readFileSync(path.join(out, 'report.json'), 'utf8'));
+    const a = JSON.parse(readFileSync(path.join(out, 'a', 'report.json'), 'utf8'));
+    const auto = b.run.adaptive;
+    expect(auto).toMatchObject({ sides: 'both', max_epochs: 4, alpha: 0.05 });
+    expect(a.run.adaptive).toMatchObject({ sides: 'both', calls_both_sides: auto.calls_both_sides });
+    // Stage 1: one trial per task a side; stage 2: a second for every task; then only the three
+    // tasks B broke (A passes, B fails: their pooled trials vary) go on, on both sides.
+    expect(auto.stages.map((s: { trials_run: number; rerun: number }) => [s.trials_run, s.rerun])).toEqual([[32, 16], [64, 3], [70, 0]]);
+    expect(auto.calls_both_sides).toBe(70);
+    const broken = ['calculator_invalid_args_001', 'count_lines_shell_001', 'write_notes_001'];
+    for (const report of [a, b]) {
+      for (const t of report.tasks) {
+        if (broken.includes(t.id)) expect(t.adaptive).toEqual({ trials: 3, reason: expect.stringMatching(/verdict settled/) });
+        else expect(t.adaptive).toEqual({ trials: 2, reason: expect.stringMatching(/all agree/) });
+      }
+    }
+    expect(auto.stop_reason).toMatch(/the verdict settled at stage 3: regressed/);
+    // The diff tests the epoch-paired trials (9 pairs, all A-only passes) at the level of the last look.
+    expect(b.diff.significance).toMatchObject({ method: 'exact_mcnemar', verdict: 'regressed', regressed: 3 });
+    expect(b.diff.significance.p_value).toBeCloseTo(2 * 0.5 ** 9, 12);
+    expect(b.diff.significance.alpha).toBeCloseTo(auto.final_level, 10);
+    expect(b.diff.significance.why).toMatch(/9 epoch-paired trials/);
+    expect(readFileSync(path.join(out, 'summary.md'), 'utf8')).toMatch(/\*\*Epochs auto \(both sides staged, 70 model calls in all\):\*\*/);
+  });
+
+  it('spends no more than --budget model calls over both sides', async () => {
+    const out = tempDir();
+    const result = await runCli(['compare', 'suites/demo.jsonl', '--a', 'suites/demo/variants/a.json', '--b', 'suites/demo/variants/b.json', '--epochs', 'auto', '--budget', '40', '--out', out, '-q', '--no-html']);
+    // The gate still fails on the three regressed tasks; the paired test has too few calls to say so.
+    expect(result.code, result.stderr).toBe(1);
+    const b = JSON.parse(readFileSync(path.join(out, 'report.json'), 'utf8'));
+    expect(b.run.adaptive).toMatchObject({ budget_trials: 40, calls_both_sides: 40, stop_reason: 'the budget of 40 model calls is spent' });
+    expect(b.diff.significance.verdict).toBe('inconclusive');
+  });
+
+  it('refuses --max-epochs without --epochs auto with exit 2', async () => {
+    const result = await runCli(['compare', 'suites/demo.jsonl', '--a', 'suites/demo/variants/a.json', '--b', 'suites/demo/variants/b.json', '--max-epochs', '3', '--out', tempDir(), '-q']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/--max-epochs need --epochs auto/);
+  });
+});
