@@ -12,7 +12,7 @@ import type { RunInfo, RunReport, Trial } from '../schema/report.js';
 import type { Task } from '../schema/task.js';
 import type { LoadedSuite } from '../suite/loadSuite.js';
 import { TRACEGATE_VERSION } from '../version.js';
-import { appendJournal, journalEntries, repairJournal } from './journal.js';
+import { appendJournal, finishedTrialKeys, repairJournal } from './journal.js';
 import { taskRowsFromJournal } from './reportFromJournal.js';
 
 export interface ExecuteOptions {
@@ -58,17 +58,8 @@ export async function executeRun(options: ExecuteOptions): Promise<RunReport> {
   // Half-written files of a run killed with -9 (the real files beside them are intact).
   for (const dir of [outDir, path.join(outDir, TRACES_DIR)]) removeOrphanedTempFiles(dir, isAlive);
 
-  // On resume: the trials already judged for these very task definitions (only their keys).
-  const done = new Set<string>();
-  if (options.resume) {
-    const byId = new Map(options.tasks.map((t) => [t.id, t]));
-    for (const entry of journalEntries(journalFile)) {
-      const key = `${entry.task_id}#${entry.trial.epoch}`;
-      const task = byId.get(entry.task_id);
-      if (entry.trial.status === 'errored' || !task || task.fingerprint !== entry.fingerprint) done.delete(key);
-      else if (entry.trial.epoch < options.epochs) done.add(key);
-    }
-  }
+  // On resume: only the keys of the trials already judged, never the trials themselves.
+  const done = options.resume ? finishedTrialKeys(journalFile, options.tasks, options.epochs) : new Set<string>();
   const wanted = (task: Task) => Math.min(options.epochs, options.trialsWanted?.(task) ?? options.epochs);
   const isDone = (task: Task, epoch: number) => epoch >= wanted(task) || done.has(`${task.id}#${epoch}`);
   const total = options.tasks.reduce((s, t) => s + wanted(t), 0);

@@ -80,13 +80,18 @@ export function* journalEntries(file: string, reviver?: (key: string, value: unk
   }
 }
 
-/** Finished trials by `task_id#epoch`, the last entry winning; errored trials are left out so resume retries them. */
-export function readJournal(file: string): Map<string, JournalEntry> {
-  const entries = new Map<string, JournalEntry>();
+/**
+ * What `--resume` may skip: the `task_id#epoch` keys of trials judged for these very task
+ * definitions, the last entry winning. Errored trials and changed definitions are run again.
+ */
+export function finishedTrialKeys(file: string, tasks: ReadonlyArray<{ id: string; fingerprint: string }>, epochs: number): Set<string> {
+  const fingerprints = new Map(tasks.map((t) => [t.id, t.fingerprint]));
+  const done = new Set<string>();
   for (const entry of journalEntries(file)) {
     const key = `${entry.task_id}#${entry.trial.epoch}`;
-    if (entry.trial.status === 'errored') entries.delete(key);
-    else entries.set(key, entry);
+    const current = fingerprints.get(entry.task_id) === entry.fingerprint;
+    if (entry.trial.status === 'errored' || !current) done.delete(key);
+    else if (entry.trial.epoch < epochs) done.add(key);
   }
-  return entries;
+  return done;
 }

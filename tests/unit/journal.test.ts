@@ -1,7 +1,7 @@
 import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { appendJournal, journalEntries, readJournal, repairJournal, type JournalEntry } from '../../src/runner/journal.js';
+import { appendJournal, finishedTrialKeys, journalEntries, repairJournal, type JournalEntry } from '../../src/runner/journal.js';
 import { tempDir } from '../helpers/cli.js';
 import { makeReport } from '../helpers/reportBuilder.js';
 
@@ -17,7 +17,7 @@ describe('journal', () => {
     // Without repair the next line glues onto the torn one and is lost too.
     expect(repairJournal(file)).toBe(Math.floor(whole.length / 2));
     appendJournal(file, entry('c'));
-    expect([...readJournal(file).keys()]).toEqual(['a#0', 'c#0']);
+    expect([...finishedTrialKeys(file, [{ id: 'a', fingerprint: 'same' }, { id: 'b', fingerprint: 'same' }, { id: 'c', fingerprint: 'same' }], 1)]).toEqual(['a#0', 'c#0']);
     expect(readFileSync(file, 'utf8').split('\n').filter(Boolean)).toHaveLength(2);
   });
 
@@ -32,15 +32,19 @@ describe('journal', () => {
     expect(repairJournal(path.join(tempDir(), 'missing.jsonl'))).toBe(0);
   });
 
-  it('reads a journal larger than its read buffer line by line; the last entry of a trial wins and errored ones are retried', () => {
+  it('reads a journal larger than its read buffer line by line; resume skips judged trials of unchanged tasks only', () => {
     const file = path.join(tempDir(), 'results.jsonl');
     for (let i = 0; i < 3000; i++) appendJournal(file, entry(`task_${i}`, 'p'));
     appendJournal(file, entry('task_7', 'e'));
     appendJournal(file, entry('task_8', 'f'));
-    expect([...journalEntries(file)]).toHaveLength(3002);
-    const done = readJournal(file);
-    expect(done.size).toBe(2999);
-    expect(done.has('task_7#0')).toBe(false);
-    expect(done.get('task_8#0')?.trial.status).toBe('failed');
+    appendJournal(file, entry('task_9', 'p', 3));
+    expect([...journalEntries(file)]).toHaveLength(3003);
+    const tasks = Array.from({ length: 3000 }, (_, i) => ({ id: `task_${i}`, fingerprint: i === 10 ? 'changed' : 'same' }));
+    const done = finishedTrialKeys(file, tasks, 2);
+    expect(done.size).toBe(2998);
+    expect(done.has('task_7#0')).toBe(false); // errored last: run again
+    expect(done.has('task_8#0')).toBe(true); // failed is judged: kept
+    expect(done.has('task_9#3')).toBe(false); // an epoch not asked for
+    expect(done.has('task_10#0')).toBe(false); // its definition changed
   });
 });
