@@ -1,7 +1,7 @@
 import type { CheckResult, Evidence, FailureReason, Layer } from '../schema/report.js';
-import { AGENT_ATTR, type AgentOutcome } from '../schema/agentIo.js';
+import type { AgentOutcome } from '../schema/agentIo.js';
 import type { Task } from '../schema/task.js';
-import { SPAN_KIND, compressionAttr, stepOf, toolAttr, toolSpans, type Span, type Trace } from '../schema/trace.js';
+import { SPAN_KIND, attr, compressionAttr, stepOf, toolAttr, toolSpans, type Span, type Trace } from '../schema/trace.js';
 
 export interface RuleInput {
   trace: Trace;
@@ -51,11 +51,12 @@ const succeeded = (s: Span) => toolAttr(s).ok;
 /** An external agent that crashed, hung or printed an unreadable answer: the system under test failed. */
 function agentEnded(outcome: AgentOutcome, what: string) {
   return ({ trace }: RuleInput): Evidence[] | null => {
-    const root = trace.spans.find((s) => s.kind === 'agent' && s.attributes[AGENT_ATTR.outcome] === outcome);
+    const root = trace.spans.find((s) => s.kind === SPAN_KIND.agent && attr(s, 'agentOutcome') === outcome);
     if (!root) return null;
-    const a = root.attributes;
-    const problem = typeof a[AGENT_ATTR.problem] === 'string' ? `: ${a[AGENT_ATTR.problem]}` : '';
-    const stderr = typeof a[AGENT_ATTR.stderrTail] === 'string' && a[AGENT_ATTR.stderrTail] ? `; stderr: ${String(a[AGENT_ATTR.stderrTail]).slice(-300)}` : '';
+    const problemText = attr(root, 'agentProblem');
+    const stderrTail = attr(root, 'agentStderrTail');
+    const problem = problemText ? `: ${problemText}` : '';
+    const stderr = stderrTail ? `; stderr: ${stderrTail.slice(-300)}` : '';
     return [{ span_id: root.span_id, step: null, detail: `${what}${problem}${stderr}` }];
   };
 }
