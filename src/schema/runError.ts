@@ -1,5 +1,8 @@
 import { z } from 'zod';
 
+/** Bad input: the run does not start (exit 2). */
+const BAD_INPUT = ['BAD_INPUT', 'SUITE_INVALID', 'FILE_INVALID', 'CASSETTE_INVALID', 'ADAPTER_CONFIG', 'MERGE_INVALID', 'IMPORT_INVALID'] as const;
+
 /**
  * Every code a run can fail with, as a trial error (data in the report) or as a thrown error (which
  * the CLI maps to an exit code). One vocabulary, like error types and failure reasons.
@@ -23,14 +26,7 @@ export const RUN_ERROR_CODES = [
   'NO_TRACE',
   /** An external agent's trace records an error of its own (its code is kept in the message). */
   'AGENT_ERROR',
-  // Bad input: the run does not start (exit 2).
-  'BAD_INPUT',
-  'SUITE_INVALID',
-  'FILE_INVALID',
-  'CASSETTE_INVALID',
-  'ADAPTER_CONFIG',
-  'MERGE_INVALID',
-  'IMPORT_INVALID',
+  ...BAD_INPUT,
   // The run could not go on (exit 3).
   'COULD_NOT_RUN',
 ] as const;
@@ -48,15 +44,7 @@ export function asRunError(error: { code: string; message: string }): RunError {
 }
 
 /** Codes that mean the user gave bad input: exit code 2. */
-export const BAD_INPUT_CODES: ReadonlySet<RunErrorCode> = new Set([
-  'BAD_INPUT',
-  'SUITE_INVALID',
-  'FILE_INVALID',
-  'CASSETTE_INVALID',
-  'ADAPTER_CONFIG',
-  'MERGE_INVALID',
-  'IMPORT_INVALID',
-]);
+export const BAD_INPUT_CODES: ReadonlySet<RunErrorCode> = new Set(BAD_INPUT);
 
 /** The one base of tracegate's errors: a stable `code` that the CLI and the report read. */
 export class TracegateError extends Error {
