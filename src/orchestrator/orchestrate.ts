@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { rm } from 'node:fs/promises';
 import type { Adapter } from '../adapters/types.js';
 import type { Task } from '../schema/task.js';
@@ -62,6 +63,8 @@ async function runTrial(adapter: Adapter, task: Task, epoch: number, options: Or
  * never the run's end; after an interruption no new trial starts.
  */
 export async function orchestrate(adapter: Adapter, tasks: Task[], options: OrchestrateOptions): Promise<void> {
+  // Each running trial listens on the run's signal: -j 50 means 50 listeners, not a leak.
+  setMaxListeners(Math.max(10, options.concurrency + 10), options.signal);
   await cleanOrphanedWorkspaces();
   const runDir = await createRunDir();
   // A fixed pool of workers pulling from one lazy queue: nothing is allocated per waiting trial,
