@@ -65,7 +65,8 @@ async function runTrial(adapter: Adapter, task: Task, epoch: number, options: Or
 export async function orchestrate(adapter: Adapter, tasks: Task[], options: OrchestrateOptions): Promise<void> {
   // Each running trial listens on the run's signal: -j 50 means 50 listeners, not a leak.
   setMaxListeners(Math.max(10, options.concurrency + 10), options.signal);
-  await cleanOrphanedWorkspaces();
+  // Orphans of killed runs are removed alongside the trials, never delaying the first one.
+  const cleaning = cleanOrphanedWorkspaces().catch(() => []);
   const runDir = await createRunDir();
   // A fixed pool of workers pulling from one lazy queue: nothing is allocated per waiting trial,
   // so 100k tasks cost no more memory up front than 10.
@@ -87,5 +88,6 @@ export async function orchestrate(adapter: Adapter, tasks: Task[], options: Orch
     await Promise.all(Array.from({ length: options.concurrency }, worker));
   } finally {
     await rm(runDir, { recursive: true, force: true }).catch(() => undefined);
+    await cleaning;
   }
 }
