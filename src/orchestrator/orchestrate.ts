@@ -78,7 +78,8 @@ async function runTrial(adapter: Adapter, task: Task, epoch: number, options: Or
  * never the run's end; after an interruption no new trial starts.
  */
 export async function orchestrate(adapter: Adapter, tasks: Task[], options: OrchestrateOptions): Promise<void> {
-  await cleanOrphanedWorkspaces();
+  // Orphans of killed runs are removed alongside the trials, never delaying the first one.
+  const cleaning = cleanOrphanedWorkspaces().catch(() => []);
   const workspaces = new TrialWorkspaces();
   const limit = pLimit(options.concurrency);
   // One listener on the run's signal for every trial (a listener per trial warns above ten).
@@ -132,5 +133,6 @@ export async function orchestrate(adapter: Adapter, tasks: Task[], options: Orch
   } finally {
     options.signal.removeEventListener('abort', abortAll);
     await workspaces.dispose();
+    await cleaning;
   }
 }
