@@ -27,6 +27,8 @@ interface ShellContext {
   root: string;
   sandbox: SandboxKind;
   globs: { outward: string[] | undefined };
+  /** Folders inside the workspace the command may `cd` into: relative paths are checked from each. */
+  cwds: string[];
 }
 
 export interface ToolCallForPolicy {
@@ -82,24 +84,51 @@ export async function decideShell(policy: Policy, command: string, root: string,
       ? ask(`unprovable-${u.construct}`, `${u.detail}: its value cannot be checked before it runs`)
       : deny(`unprovable-${u.construct}`, u.detail),
   );
-  const ctx: ShellContext = { policy, root, sandbox, globs: { outward: undefined } };
-  for (const redirect of analysis.redirects) decisions.push(decideRedirect(policy, redirect, root));
+  const ctx: ShellContext = { policy, root, sandbox, globs: { outward: undefined }, cwds: cdTargets(root, analysis.commands) };
+  for (const redirect of analysis.redirects) decisions.push(decideRedirect(ctx, redirect));
   for (const cmd of analysis.commands) decisions.push(decideCommand(ctx, cmd));
   return strictest(decisions);
 }
 
-function decideRedirect(policy: Policy, redirect: ShellRedirect, root: string): Decision {
+/**
+ * `cd sub && cat link` reads `sub/link`, not `link`: every folder the command may change into (inside
+ * the workspace; `cd` itself gets the path check) becomes a place relative paths are also checked from.
+ */
+function cdTargets(root: string, commands: SimpleCommand[]): string[] {
+  const cwds: string[] = [];
+  for (const cmd of commands) {
+    if (cmd.program?.value !== 'cd') continue;
+    const target = cmd.args.find((a) => a.value !== null && !a.value.startsWith('-'))?.value;
+    if (!target) continue;
+    for (const base of [root, ...cwds]) {
+      const checked = resolveInWorkspace(root, path.resolve(base, target));
+      if (checked.inside && checked.absolute !== root && !cwds.includes(checked.absolute) && cwds.length < 16) cwds.push(checked.absolute);
+    }
+  }
+  return cwds;
+}
+
+/** A path a shell command names, checked from the workspace and from every folder it may run in. */
+function decideShellPath(ctx: ShellContext, p: string, cwd?: string): Decision {
+  const decided = decidePath(ctx.policy, p, ctx.root, 'shell');
+  if (path.isAbsolute(p) || p.startsWith('~') || decided.decision !== 'allow') return decided;
+  const bases = [...ctx.cwds, ...(cwd !== undefined ? [path.resolve(ctx.root, cwd)] : [])];
+  const elsewhere = bases.map((base) => decidePath(ctx.policy, path.resolve(base, p), ctx.root, 'shell')).find((d) => d.decision !== 'allow');
+  return elsewhere ? { ...elsewhere, reason: `${p} from ${path.relative(ctx.root, bases[0]!) || '.'}…: ${elsewhere.reason}` } : decided;
+}
+
+function decideRedirect(ctx: ShellContext, redirect: ShellRedirect): Decision {
   if (redirect.kind === 'fd') return allow('redirect-fd', `${redirect.op}${redirect.target.text}`);
   if (redirect.target.value === null) {
     return ask('unprovable-redirect', `redirect target ${redirect.target.text} has no fixed value`);
   }
-  const decided = decidePath(policy, redirect.target.value, root, 'shell');
+  const decided = decideShellPath(ctx, redirect.target.value);
   return decided.decision === 'allow' ? decided : { ...decided, reason: `${redirect.kind} redirect: ${decided.reason}` };
 }
 
 function decideCommand(ctx: ShellContext, cmd: SimpleCommand, envChanged = false): Decision {
   const { policy, root } = ctx;
-  const decisions: Decision[] = cmd.redirects.map((r) => decideRedirect(policy, r, root));
+  const decisions: Decision[] = cmd.redirects.map((r) => decideRedirect(ctx, r));
   for (const { name, value } of cmd.assignments) {
     if (HIJACKING_VARIABLE.test(name)) decisions.push(deny('env-hijack', `${name}= changes what programs load or run`));
     else if (!policy.shell.safe_assignments.includes(name)) {
@@ -153,8 +182,8 @@ function decideCommand(ctx: ShellContext, cmd: SimpleCommand, envChanged = false
   if (!policy.shell.text_args.includes(name)) {
     for (const arg of inspection.pathArgs ?? cmd.args) {
       for (const candidate of pathCandidates(arg)) {
-        if (arg.glob) decisions.push(decideGlob(policy, candidate, root, ctx.globs));
-        else decisions.push(decidePath(policy, candidate, root, 'shell'));
+        if (arg.glob) decisions.push(...[root, ...ctx.cwds].map((base) => decideGlob(policy, candidate, root, base, ctx.globs)));
+        else decisions.push(decideShellPath(ctx, candidate, inspection.cwd));
       }
     }
   }
@@ -169,7 +198,7 @@ function inspect(ctx: ShellContext, name: string, cmd: SimpleCommand): Inspectio
     policy: ctx.policy,
     root: ctx.root,
     sandbox: ctx.sandbox,
-    checkPath: (p) => decidePath(ctx.policy, p, ctx.root, 'shell'),
+    checkPath: (p) => decideShellPath(ctx, p),
     checkCommand: (inner) => decideCommand(ctx, inner),
   };
   return check(cmd, inspectContext);
@@ -218,17 +247,17 @@ function pathCandidates(arg: ShellWord): string[] {
  * A glob is checked with every wildcard segment replaced by a plain name (so `*\/../..` still
  * climbs out), and refused while the workspace holds a symlink that points outside it.
  */
-function decideGlob(policy: Policy, pattern: string, root: string, globs: ShellContext['globs']): Decision {
+function decideGlob(policy: Policy, pattern: string, root: string, base: string, globs: ShellContext['globs']): Decision {
   const literal = pattern
     .split('/')
     .map((segment) => (/[*?[]/.test(segment) ? '__glob__' : segment))
     .join('/');
-  const decided = decidePath(policy, literal, root, 'shell');
+  const decided = decidePath(policy, path.resolve(base, literal), root, 'shell');
   if (decided.decision !== 'allow') return { ...decided, reason: `glob ${pattern}: ${decided.reason}` };
   // Only links the glob can reach matter: below its literal folder, as deep as its segments go.
   const segments = pattern.split('/').filter((s) => s !== '' && s !== '.');
   const firstGlob = segments.findIndex((s) => /[*?[]/.test(s));
-  const start = path.resolve(root, ...segments.slice(0, firstGlob));
+  const start = path.resolve(base, ...(pattern.startsWith('/') ? ['/'] : []), ...segments.slice(0, firstGlob));
   const reachable = outwardSymlinks(root, globs).filter((link) => {
     const rel = path.relative(start, path.join(root, link));
     return !rel.startsWith('..') && rel.split(path.sep).length <= segments.length - firstGlob;

@@ -20,6 +20,8 @@ export interface Inspection {
   subcommand?: string;
   /** The arguments that may name files; undefined: every argument may. */
   pathArgs?: ShellWord[];
+  /** The folder the program runs in when it changes it (`git -C DIR`): relative paths are checked from there too. */
+  cwd?: string;
 }
 
 /** Reads a program's arguments the way the program would; never runs anything. */
