@@ -31,7 +31,9 @@ export function bwrapArgs(workspace: string, secretGlobs: readonly string[]): st
   for (const secret of secretEntries(ws, secretGlobs)) {
     args.push(...(secret.dir ? ['--tmpfs', secret.path] : ['--ro-bind', '/dev/null', secret.path]));
   }
-  args.push('--chdir', ws, '--unshare-all', '--die-with-parent', '--new-session');
+  // --cap-drop ALL: run as root (a CI container), bubblewrap would keep every capability, and a
+  // test suite could unmount a secret's mask or remount /etc writable.
+  args.push('--chdir', ws, '--unshare-all', '--cap-drop', 'ALL', '--die-with-parent', '--new-session');
   return args;
 }
 
