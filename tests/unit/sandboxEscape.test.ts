@@ -1,7 +1,7 @@
-import { existsSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { bwrapArgs } from '../../harness/sandbox/bwrapArgs.js';
+import { bwrapArgs, SecretScanError } from '../../harness/sandbox/bwrapArgs.js';
 import { hasBubblewrap, runCommand } from '../../harness/index.js';
 import { tempDir } from '../helpers/cli.js';
 
@@ -40,5 +40,30 @@ describe('bubblewrap drops every capability', () => {
     } finally {
       delete process.env['TRACEGATE_TEST_PARENT_SECRET'];
     }
+  });
+});
+
+describe('the secret scan fails closed', () => {
+  /** A secret one folder down, behind a folder padded with files to exhaust a bounded walk. */
+  function paddedWorkspace(): string {
+    const ws = realpathSync(tempDir('tracegate-padded-'));
+    mkdirSync(path.join(ws, 'config'));
+    writeFileSync(path.join(ws, 'config/.env'), 'TOKEN=x\n');
+    for (const dir of ['aa', 'zz']) {
+      mkdirSync(path.join(ws, dir));
+      for (let i = 0; i < 60; i++) writeFileSync(path.join(ws, dir, `f${i}`), '');
+    }
+    return ws;
+  }
+
+  it('masks a nested secret when the walk reads the whole workspace', () => {
+    const ws = paddedWorkspace();
+    const args = bwrapArgs(ws, ['.env'], 1000).join(' ');
+    expect(args).toContain(`--ro-bind /dev/null ${ws}/config/.env`);
+  });
+
+  it('refuses to build the sandbox when the workspace has more entries than the walk reads', () => {
+    const ws = paddedWorkspace();
+    expect(() => bwrapArgs(ws, ['.env'], 100)).toThrow(SecretScanError);
   });
 });
