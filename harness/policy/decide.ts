@@ -29,6 +29,8 @@ interface ShellContext {
   globs: { outward: string[] | undefined };
   /** Folders inside the workspace the command may `cd` into: relative paths are checked from each. */
   cwds: string[];
+  /** How many times the whole command line names each workspace path (arguments and redirects). */
+  named: Map<string, number>;
 }
 
 export interface ToolCallForPolicy {
@@ -84,7 +86,7 @@ export async function decideShell(policy: Policy, command: string, root: string,
       ? ask(`unprovable-${u.construct}`, `${u.detail}: its value cannot be checked before it runs`)
       : deny(`unprovable-${u.construct}`, u.detail),
   );
-  const ctx: ShellContext = { policy, root, sandbox, globs: { outward: undefined }, cwds: cdTargets(root, analysis.commands) };
+  const ctx: ShellContext = { policy, root, sandbox, globs: { outward: undefined }, cwds: cdTargets(root, analysis.commands), named: namedPaths(root, analysis) };
   for (const redirect of analysis.redirects) decisions.push(decideRedirect(ctx, redirect));
   for (const cmd of analysis.commands) decisions.push(decideCommand(ctx, cmd));
   return strictest(decisions);
@@ -106,6 +108,25 @@ function cdTargets(root: string, commands: SimpleCommand[]): string[] {
     }
   }
   return cwds;
+}
+
+/**
+ * Every path the command line names, counted: a program file it also names elsewhere (`cat > t.py
+ * <<EOF … EOF; python3 t.py`) may be written before it runs, so what is on disk now proves nothing.
+ */
+function namedPaths(root: string, analysis: { commands: SimpleCommand[]; redirects: ShellRedirect[] }): Map<string, number> {
+  const named = new Map<string, number>();
+  const words = [...analysis.redirects.map((r) => r.target), ...analysis.commands.flatMap((c) => [...c.args, ...c.redirects.map((r) => r.target)])];
+  for (const word of words) {
+    const v = word.value;
+    if (!v) continue;
+    for (const candidate of [v, v.slice(v.indexOf('=') + 1)]) {
+      const key = path.resolve(root, candidate);
+      named.set(key, (named.get(key) ?? 0) + 1);
+      if (!v.includes('=')) break;
+    }
+  }
+  return named;
 }
 
 /** A path a shell command names, checked from the workspace and from every folder it may run in. */
@@ -199,6 +220,8 @@ function inspect(ctx: ShellContext, name: string, cmd: SimpleCommand): Inspectio
     root: ctx.root,
     sandbox: ctx.sandbox,
     checkPath: (p) => decideShellPath(ctx, p),
+    // The program's own mention counts once, from whichever folder it is read.
+    namedElsewhere: (p) => [...new Set([ctx.root, ...ctx.cwds].map((base) => path.resolve(base, p)))].reduce((n, key) => n + (ctx.named.get(key) ?? 0), 0) > 1,
     checkCommand: (inner) => decideCommand(ctx, inner),
   };
   return check(cmd, inspectContext);

@@ -97,7 +97,13 @@ const ASKED: Array<[string, string]> = [
   ['node: Reflect.apply(require)', `node -e "Reflect.apply(require, null, ['f' + 's'])"`],
   ['node: require vm', `node -e "require('vm').runInThisContext('1')"`],
   ['node: require repl', `node -e "require('repl').start()"`],
-];
+  // a program file the same command writes first: what is on disk when the policy reads it proves nothing
+  ['here-doc written to a script, then run', "cat > run.py <<'EOF'\nimport subprocess\nsubprocess.run(['id'])\nEOF\npython3 run.py"],
+  ['echo into a script, then run', `echo 'import os; os.system("id")' > r.py && python3 r.py`],
+  ['sed -i a script, then run it', "sed -i 's/print/exec/' src/a.py && python3 src/a.py"],
+  ['copy over a script, then run it from its folder', 'cp top.txt src/a.py && cd src && python3 a.py'],
+  ['node: write, then run', "echo \"require('child_process')\" > x.js; node x.js"],
+]
 
 /** Look-alikes the fixes must leave allowed (under bubblewrap where interpreters need it). */
 const STILL_ALLOWED: Array<[string, string]> = [
@@ -110,6 +116,8 @@ const STILL_ALLOWED: Array<[string, string]> = [
   ['git rev-list --filter is not --filters', 'git rev-list --objects --filter=blob:none HEAD'],
   ['git -C an inside folder', 'git -C src log --oneline'],
   ['python -m timeit of arithmetic', 'python3 -m timeit "sum(range(10))"'],
+  ['python: a here-doc that computes', "python3 - <<'EOF'\nprint(sum(range(10)))\nEOF"],
+  ['python: a workspace script named once', 'python3 src/a.py'],
   ['python: a computation', 'python3 -c "import math, json; print(json.dumps([math.sqrt(2)]))"'],
   ['node: a class with a constructor', 'node -e "class A { constructor() { this.x = 1; } }; console.log(new A().x)"'],
   ['node: reading a workspace file', "node -e \"console.log(require('fs').readFileSync('top.txt', 'utf8'))\""],

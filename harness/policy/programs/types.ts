@@ -9,6 +9,8 @@ export interface InspectContext {
   sandbox: SandboxKind;
   /** Judges a path a program will read or write (inside the workspace, not a secret). */
   checkPath(p: string): Decision;
+  /** Whether the command line names this path more than once (it may write it before the program reads it). */
+  namedElsewhere?(p: string): boolean;
   /** Judges a command another program will run (xargs, find -exec). */
   checkCommand(cmd: SimpleCommand): Decision;
 }
