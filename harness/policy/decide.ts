@@ -288,7 +288,45 @@ function decideGlob(policy: Policy, pattern: string, root: string, base: string,
   if (reachable.length > 0) {
     return deny('glob-through-symlink', `glob ${pattern} may match ${reachable[0]}, a symlink out of the workspace`, 'PATH_OUTSIDE_WORKSPACE');
   }
+  const secret = globMatches(start, segments.slice(firstGlob)).find((match) => isSecretPath(root, match, policy.secret_paths));
+  if (secret) return deny('secret-path', `glob ${pattern} matches ${path.relative(root, secret)}, a secret path`, 'PERMISSION_DENIED');
   return decided;
+}
+
+const MAX_GLOB_MATCHES = 5_000;
+
+/** What a glob matches now, as bash would (no dotglob: a segment not starting with `.` skips dot files). */
+function globMatches(start: string, segments: string[]): string[] {
+  let current = [start];
+  for (const segment of segments) {
+    if (!/[*?[]/.test(segment)) {
+      current = current.map((dir) => path.join(dir, segment));
+      continue;
+    }
+    const body = segment.replace(/\[!/g, '[^').replace(/[.+^${}()|\\]/g, (c) => (c === '^' ? c : `\\${c}`)).replace(/\*/g, '[^/]*').replace(/\?/g, '[^/]');
+    let matcher: RegExp;
+    try {
+      matcher = new RegExp(`^${body}$`);
+    } catch {
+      return [];
+    }
+    const next: string[] = [];
+    for (const dir of current) {
+      let entries: string[] = [];
+      try {
+        entries = readdirSync(dir);
+      } catch {
+        continue;
+      }
+      for (const entry of entries) {
+        if (entry.startsWith('.') && !segment.startsWith('.')) continue;
+        if (matcher.test(entry)) next.push(path.join(dir, entry));
+        if (next.length >= MAX_GLOB_MATCHES) break;
+      }
+    }
+    current = next;
+  }
+  return current;
 }
 
 const MAX_SCANNED_ENTRIES = 20_000;

@@ -40,6 +40,13 @@ const REFUSED: Array<[string, string, string]> = [
   ['cd into a folder, then write through its link', 'cd sub && echo x > link', 'path-outside-workspace'],
   ['cd into a folder, then glob over its links', 'cd sub && cat *', 'glob-through-symlink'],
   ['git -C: paths after it are relative to the folder', 'git -C sub diff --no-index home/credentials src/a.py', 'path-outside-workspace'],
+  // a glob is matched against the workspace: one that matches a secret is refused like the secret's name
+  ['a glob that matches .env', 'head -n 5 .e*', 'secret-path'],
+  ['a bracket glob that matches .env', 'cat .[e]nv', 'secret-path'],
+  ['dot files by glob', 'cat .*', 'secret-path'],
+  // a file read out of the repository's objects is a path too
+  ['git show of a committed secret', 'git show HEAD:.env', 'secret-path'],
+  ['git cat-file of a staged secret', 'git cat-file -p :0:.env', 'secret-path'],
   // sed -i SUFFIX with a `/` writes the backup into another folder
   ['sed -i backup into an outside folder', "sed -i'/tmp/*' s/hi/ho/ top.txt", 'path-outside-workspace'],
   ['sed --in-place backup into an outside folder', 'sed --in-place=/tmp/bak/* s/hi/ho/ top.txt', 'path-outside-workspace'],
@@ -108,6 +115,8 @@ const ASKED: Array<[string, string]> = [
 /** Look-alikes the fixes must leave allowed (under bubblewrap where interpreters need it). */
 const STILL_ALLOWED: Array<[string, string]> = [
   ['cd, then a file of that folder', 'cd src && cat a.py'],
+  ['a glob that skips dot files, as bash does', 'cat *.txt'],
+  ['git show of a committed source file', 'git show HEAD:src/a.py'],
   ['cd, then a glob without outward links', 'cd src && ls *'],
   ['sed -i with a plain suffix', 'sed -i.bak s/hi/ho/ top.txt'],
   ['sed -i with a backup folder inside the workspace', "sed -i'src/*.orig' s/hi/ho/ top.txt"],

@@ -104,6 +104,11 @@ export const inspectGit: ProgramCheck = (cmd) => {
     if (refused) decisions.push(deny('git-dangerous-option', `git ${sub ?? ''} ${v} ${refused}`));
   }
   pathArgs.push(...rest);
+  // `HEAD:.env`, `:0:key.pem`: a file read from the repository's objects gets the path check too.
+  for (const arg of rest) {
+    const object = arg.value !== null && !arg.value.startsWith('-') ? /^(?::[0-3]:|[^:]*:)(.+)$/.exec(arg.value) : null;
+    if (object && !object[1]!.startsWith('/')) pathArgs.push({ value: object[1]!, text: arg.text, glob: false });
+  }
   const where = cwd !== undefined ? { cwd } : {};
   if (sub === null) return { decisions, pathArgs, subcommand: '', ...where };
   return { decisions, pathArgs, subcommand: subcommandKey(sub, rest), ...where } satisfies Inspection;
