@@ -182,7 +182,16 @@ function decideCommand(ctx: ShellContext, cmd: SimpleCommand, envChanged = false
       return strictest(decisions);
     }
     const changes = envChanged || ((name === 'env' || name === 'command') && cmd.args.some((a) => ENVIRONMENT_CHANGING.test(a.value ?? '')));
-    decisions.push(decideCommand(ctx, { ...inner, redirects: [], ...(cmd.stdin !== undefined ? { stdin: cmd.stdin } : {}) }, changes));
+    // `env --chdir=DIR CMD` is `cd DIR && CMD`: DIR gets the path check, CMD's relative paths are read from it.
+    let innerCtx = ctx;
+    const dir = name === 'env' ? envChdir(cmd.args) : undefined;
+    if (dir === null) decisions.push(ask('unprovable-argument', 'env --chdir has no fixed value'));
+    else if (dir !== undefined) {
+      const checked = decideShellPath(ctx, dir);
+      decisions.push(checked);
+      innerCtx = { ...ctx, cwds: [...ctx.cwds, path.resolve(ctx.root, dir)] };
+    }
+    decisions.push(decideCommand(innerCtx, { ...inner, redirects: [], ...(cmd.stdin !== undefined ? { stdin: cmd.stdin } : {}) }, changes));
     return strictest(decisions);
   }
 
@@ -238,6 +247,19 @@ function fromRule(rule: ShellRule, program: string): Decision {
   if (rule.decision === 'allow') return allow(rule.id, reason, rule.risk);
   if (rule.decision === 'deny') return { ...deny(rule.id, reason), risk: rule.risk };
   return ask(rule.id, reason, rule.risk);
+}
+
+/** The folder `env -C DIR` / `--chdir=DIR` runs its command in (null: no fixed value). */
+function envChdir(args: ShellWord[]): string | null | undefined {
+  for (let i = 0; i < args.length; i++) {
+    const v = args[i]!.value;
+    if (v === null || v === '--' || !v.startsWith('-')) return undefined;
+    if (v.startsWith('--chdir')) return v.includes('=') ? v.slice(v.indexOf('=') + 1) : (args[i + 1]?.value ?? null);
+    if (v.startsWith('--')) continue;
+    const at = v.indexOf('C');
+    if (at > 0) return at < v.length - 1 ? v.slice(at + 1) : (args[i + 1]?.value ?? null);
+  }
+  return undefined;
 }
 
 /** `env -i A=1 nice -n 5 ls -la` → the command the wrapper runs, with its assignments. */

@@ -39,6 +39,9 @@ const REFUSED: Array<[string, string, string]> = [
   ['cd into a folder, then read through its linked folder', 'cd sub; cat home/credentials', 'path-outside-workspace'],
   ['cd into a folder, then write through its link', 'cd sub && echo x > link', 'path-outside-workspace'],
   ['cd into a folder, then glob over its links', 'cd sub && cat *', 'glob-through-symlink'],
+  ['env --chdir= outside, then a relative path', 'env --chdir=/ cat etc/passwd', 'path-outside-workspace'],
+  ['env -CDIR bundled', 'env -C/ cat etc/passwd', 'path-outside-workspace'],
+  ['env -C into a folder, then its outward link', 'env -C sub cat link', 'path-outside-workspace'],
   ['git -C: paths after it are relative to the folder', 'git -C sub diff --no-index home/credentials src/a.py', 'path-outside-workspace'],
   // a glob is matched against the workspace: one that matches a secret is refused like the secret's name
   ['a glob that matches .env', 'head -n 5 .e*', 'secret-path'],
