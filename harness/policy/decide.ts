@@ -150,9 +150,12 @@ function decideRedirect(ctx: ShellContext, redirect: ShellRedirect): Decision {
 function decideCommand(ctx: ShellContext, cmd: SimpleCommand, envChanged = false): Decision {
   const { policy, root } = ctx;
   const decisions: Decision[] = cmd.redirects.map((r) => decideRedirect(ctx, r));
-  for (const { name, value } of cmd.assignments) {
+  // `for NAME in …` and `printf -v NAME` assign too: an exported PATH or GIT_CONFIG_COUNT changed that way
+  // would run a workspace `git` or undo the harness's git configuration for the rest of the command.
+  const assigned = [...cmd.assignments, ...builtinAssignments(cmd)];
+  for (const { name, value } of assigned) {
     if (HIJACKING_VARIABLE.test(name)) decisions.push(deny('env-hijack', `${name}= changes what programs load or run`));
-    else if (!policy.shell.safe_assignments.includes(name)) {
+    else if (!policy.shell.safe_assignments.includes(name) && cmd.program?.value !== 'for') {
       decisions.push(ask('env-assignment', `sets ${name}${value ? `=${value.text}` : ''}`, 'medium'));
     }
   }
@@ -247,6 +250,18 @@ function fromRule(rule: ShellRule, program: string): Decision {
   if (rule.decision === 'allow') return allow(rule.id, reason, rule.risk);
   if (rule.decision === 'deny') return { ...deny(rule.id, reason), risk: rule.risk };
   return ask(rule.id, reason, rule.risk);
+}
+
+/** Variables a builtin sets: `printf -v NAME` (a name with no fixed value counts as hijacking). */
+function builtinAssignments(cmd: SimpleCommand): SimpleCommand['assignments'] {
+  if (cmd.program?.value !== 'printf') return [];
+  const out: SimpleCommand['assignments'] = [];
+  cmd.args.forEach((arg, i) => {
+    const v = arg.value;
+    if (v === '-v') out.push({ name: cmd.args[i + 1]?.value ?? 'PATH', value: null });
+    else if (v?.startsWith('-v')) out.push({ name: v.slice(2), value: null });
+  });
+  return out;
 }
 
 /** The folder `env -C DIR` / `--chdir=DIR` runs its command in (null: no fixed value). */

@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readdirSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { hasBubblewrap, runCommand, type SandboxMode } from '../../harness/index.js';
+import { decideShell, hasBubblewrap, loadPolicy, runCommand, type SandboxMode } from '../../harness/index.js';
 import { tempDir } from '../helpers/cli.js';
 
 /** A repository whose config, attributes and hooks name a program for every trap; each writes a canary. */
@@ -168,5 +168,20 @@ describe('the outward traps are real', () => {
     const env = { PATH: '/usr/bin:/bin', HOME: ws, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' };
     expect(spawnSync('git', ['config', '--get', 'github.token'], { cwd: ws, env, encoding: 'utf8' }).stdout).toContain('OUTSIDE-SECRET');
     expect(spawnSync('git', ['cat-file', '-p', out.blob], { cwd: ws, env, encoding: 'utf8' }).stdout).toContain('OUTSIDE-SECRET');
+  });
+});
+
+describe('the shell cannot undo the harness\'s git environment', () => {
+  it('a loop variable or printf -v resetting GIT_CONFIG_COUNT or PATH would re-enable the traps; the policy refuses both', async () => {
+    const ws = trappedRepo();
+    const loop = 'for GIT_CONFIG_COUNT in 0; do git status; done';
+    await runCommand(loop, { workspace: ws, timeoutMs: 10_000, outputCap: 8000, mode: 'process' });
+    expect(fired(ws)).toContain('fsmonitor');
+    const policy = loadPolicy();
+    for (const command of [loop, 'printf -v GIT_CONFIG_COUNT 0; git status', 'for PATH in ./bin; do git status; done', 'printf -v PATH %s ./bin && git status']) {
+      for (const sandbox of ['process', 'isolated'] as const) {
+        expect(await decideShell(policy, command, ws, sandbox), command).toMatchObject({ decision: 'deny', rule: 'env-hijack' });
+      }
+    }
   });
 });
