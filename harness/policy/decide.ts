@@ -232,6 +232,11 @@ function inspect(ctx: ShellContext, name: string, cmd: SimpleCommand): Inspectio
     root: ctx.root,
     sandbox: ctx.sandbox,
     checkPath: (p) => decideShellPath(ctx, p),
+    outwardLinksUnder: (p) =>
+      [ctx.root, ...ctx.cwds].flatMap((base) => {
+        const dir = path.resolve(base, p);
+        return outwardSymlinks(ctx.root, ctx.globs).filter((link) => !path.relative(dir, path.join(ctx.root, link)).startsWith('..'));
+      }),
     // The program's own mention counts once, from whichever folder it is read.
     namedElsewhere: (p) => [...new Set([ctx.root, ...ctx.cwds].map((base) => path.resolve(base, p)))].reduce((n, key) => n + (ctx.named.get(key) ?? 0), 0) > 1,
     checkCommand: (inner) => decideCommand(ctx, inner),

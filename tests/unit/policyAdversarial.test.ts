@@ -47,6 +47,9 @@ const REFUSED: Array<[string, string, string]> = [
   ['a glob that matches .env', 'head -n 5 .e*', 'secret-path'],
   ['a bracket glob that matches .env', 'cat .[e]nv', 'secret-path'],
   ['dot files by glob', 'cat .*', 'secret-path'],
+  // GNU diff follows links it meets while recursing
+  ['diff -r over a folder with an outward link', 'diff -r sub src', 'follows-symlinks'],
+  ['diff -r from a folder cd-ed into', 'cd sub && diff -ru . ../src', 'follows-symlinks'],
   // a file read out of the repository's objects is a path too
   ['git show of a committed secret', 'git show HEAD:.env', 'secret-path'],
   ['git cat-file of a staged secret', 'git cat-file -p :0:.env', 'secret-path'],
@@ -119,6 +122,8 @@ const ASKED: Array<[string, string]> = [
 const STILL_ALLOWED: Array<[string, string]> = [
   ['cd, then a file of that folder', 'cd src && cat a.py'],
   ['a glob that skips dot files, as bash does', 'cat *.txt'],
+  ['diff -r of folders without outward links', 'diff -r src src'],
+  ['diff -r --no-dereference', 'diff -r --no-dereference sub src'],
   ['git show of a committed source file', 'git show HEAD:src/a.py'],
   ['cd, then a glob without outward links', 'cd src && ls *'],
   ['sed -i with a plain suffix', 'sed -i.bak s/hi/ho/ top.txt'],
@@ -162,6 +167,16 @@ describe('the traps behind the fixes are real', () => {
     expect(r.status, r.stderr).toBe(0);
     expect(readFileSync(path.join(dest, 'top.txt'), 'utf8')).toBe('hi\n');
     writeFileSync(path.join(ws, 'top.txt'), 'hi\n');
+  });
+
+  it('GNU diff -r prints the content behind a link it meets while recursing', () => {
+    const dir = realpathSync(tempDir('tracegate-diffr-'));
+    mkdirSync(path.join(dir, 'a'));
+    mkdirSync(path.join(dir, 'b'));
+    writeFileSync(path.join(outside, 'behind-link'), 'BEHIND-THE-LINK\n');
+    symlinkSync(path.join(outside, 'behind-link'), path.join(dir, 'a/f'));
+    writeFileSync(path.join(dir, 'b/f'), 'x\n');
+    expect(spawnSync('diff', ['-r', 'a', 'b'], { cwd: dir, encoding: 'utf8' }).stdout).toContain('BEHIND-THE-LINK');
   });
 
   it('git grep accepts an abbreviated --open-files-in-pager and a bundled -O, and runs the program', () => {

@@ -11,6 +11,8 @@ export interface InspectContext {
   checkPath(p: string): Decision;
   /** Whether the command line names this path more than once (it may write it before the program reads it). */
   namedElsewhere?(p: string): boolean;
+  /** Workspace symlinks leading out of it below a folder the command names (for programs that follow them). */
+  outwardLinksUnder?(p: string): string[];
   /** Judges a command another program will run (xargs, find -exec). */
   checkCommand(cmd: SimpleCommand): Decision;
 }
