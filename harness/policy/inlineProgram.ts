@@ -29,7 +29,7 @@ const PATTERNS: Record<ProgramLanguage, Pattern[]> = {
     { on: 'code', pattern: SPAWN_CALLS, decide: spawns },
     { on: 'code', pattern: SPAWN_IMPORTS, decide: spawns },
     { on: 'code', pattern: /\b(_?socket|_ssl|socketserver|urllib\d?|http|httpx|requests|aiohttp|ftplib|smtplib|poplib|imaplib|telnetlib|nntplib|xmlrpc|paramiko|ssl|webbrowser|asyncio\s*\.\s*open_connection)\b/, decide: network },
-    { on: 'code', pattern: /(?<![.\w])(eval|exec|compile|__import__|getattr|setattr|delattr|globals|locals|vars|breakpoint)\s*\(|\b(importlib|builtins|__builtins__|__subclasses__|__globals__|__code__|__dict__|__getattribute__|attrgetter|methodcaller|FunctionType|CodeType|get_objects|get_referents|get_referrers|load_extension|marshal|pickle|shelve|dill|cloudpickle|jsonpickle|copyreg|runpy)\b|\bsys\s*\.\s*modules\b/, decide: dynamic },
+    { on: 'code', pattern: /(?<![.\w])(eval|exec|compile|__import__|getattr|setattr|delattr|globals|locals|vars|breakpoint)\s*\(|\b(importlib|builtins|__builtins__|__subclasses__|__globals__|__code__|__dict__|__getattribute__|attrgetter|methodcaller|FunctionType|CodeType|get_objects|get_referents|get_referrers|load_extension|load_module|exec_module|__loader__|__spec__|marshal|pickle|shelve|dill|cloudpickle|jsonpickle|copyreg|runpy)\b|\bsys\s*\.\s*modules\b/, decide: dynamic },
     { on: 'code', pattern: PYTHON_STRING_RUNNERS, decide: dynamic },
     { on: 'code', pattern: /\b(shutil\s*\.\s*(rmtree|move)|os\s*\.\s*(remove|unlink|rmdir|removedirs|rename|replace|truncate))\b|\.\s*(unlink|rmdir)\s*\(/, decide: deletes },
   ],

@@ -99,6 +99,7 @@ const ASKED: Array<[string, string]> = [
   ['python: cProfile.run', `python3 -c "import cProfile; cProfile.run('print(1)')"`],
   ['python: sys.modules', `python3 -c "import sys; sys.modules['o' + 's']"`],
   ['python: breakpoint', 'python3 -c "breakpoint()"'],
+  ['python: __loader__.load_module', `python3 -c "__loader__.load_module('o' + 's')"`],
   ['python: sqlite load_extension', `python3 -c "import sqlite3; sqlite3.connect(':memory:').load_extension('x')"`],
   ['python -m trace runs an unread script', 'python3 -m trace --trace src/a.py'],
   ['python -m pdb runs pdb commands', 'python3 -m pdb -c continue src/a.py'],
