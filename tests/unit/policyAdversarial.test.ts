@@ -25,6 +25,9 @@ beforeAll(() => {
   writeFileSync(path.join(ws, 'src/a.py'), 'print(1)\n');
   writeFileSync(path.join(ws, 'top.txt'), 'hi\n');
   writeFileSync(path.join(ws, '.env'), 'TOKEN=x\n');
+  writeFileSync(path.join(ws, 'hid.js'), "require('child_process').execSync('id')\n");
+  // A zip application: deflated, its __main__.py cannot be read from the archive's bytes.
+  writeFileSync(path.join(ws, 'app.pyz'), Buffer.from([0x50, 0x4b, 0x03, 0x04, 0x14, 0x00, 0x00, 0x00, 0x08, 0x00, 0x9c, 0x7d]));
   // A checked-out repository may carry links out of the workspace one folder down.
   symlinkSync('/etc/passwd', path.join(ws, 'sub/link'));
   symlinkSync(outside, path.join(ws, 'sub/home'));
@@ -111,6 +114,8 @@ const ASKED: Array<[string, string]> = [
   ['node: Reflect.apply(require)', `node -e "Reflect.apply(require, null, ['f' + 's'])"`],
   ['node: require vm', `node -e "require('vm').runInThisContext('1')"`],
   ['node: require repl', `node -e "require('repl').start()"`],
+  ['node resolves a bare name to a file the policy did not read', 'node hid'],
+  ['python runs a zip application', 'python3 app.pyz'],
   // a program file the same command writes first: what is on disk when the policy reads it proves nothing
   ['here-doc written to a script, then run', "cat > run.py <<'EOF'\nimport subprocess\nsubprocess.run(['id'])\nEOF\npython3 run.py"],
   ['echo into a script, then run', `echo 'import os; os.system("id")' > r.py && python3 r.py`],

@@ -138,8 +138,16 @@ function unprovable(arg: ShellWord): Inspection {
 }
 
 function scriptProgram(language: ProgramLanguage, script: ShellWord, rest: ShellWord[], ctx: InspectContext): Inspection {
-  const body = readWorkspaceText(script.value!, ctx);
+  const file = script.value!;
+  // node resolves a name like require does (`node hid` runs hid.js, hid/index.js, hid.node): a
+  // name that is not itself a file is not what runs.
+  if (language === 'node' && ctx.checkPath(file).decision === 'allow' && !statSync(path.resolve(ctx.root, file), { throwIfNoEntry: false })?.isFile()) {
+    return { decisions: [ask('program-file', `node resolves ${file} to a file the policy did not read`)], pathArgs: rest };
+  }
+  const body = readWorkspaceText(file, ctx);
   if (typeof body !== 'string') return { decisions: [body], pathArgs: rest };
+  // A zip application (`python3 app.pyz`), bytecode or a native addon carries code the reading cannot see.
+  if (body.includes('\0') || body.includes('\uFFFD')) return { decisions: [ask('program-file', `${file} is not a text program (an archive or compiled code)`)], pathArgs: rest };
   return { decisions: text(language, body, ctx), pathArgs: rest };
 }
 
