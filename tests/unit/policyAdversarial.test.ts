@@ -116,6 +116,8 @@ const ASKED: Array<[string, string]> = [
   ['node: require repl', `node -e "require('repl').start()"`],
   ['node resolves a bare name to a file the policy did not read', 'node hid'],
   ['python runs a zip application', 'python3 app.pyz'],
+  ['sed -f /dev/stdin with a here-doc script', "sed -f /dev/stdin top.txt <<'EOF'\ne id\nEOF"],
+  ['awk -f /dev/stdin', "awk -f /dev/stdin top.txt <<'EOF'\nBEGIN { print 1 }\nEOF"],
   // a program file the same command writes first: what is on disk when the policy reads it proves nothing
   ['here-doc written to a script, then run', "cat > run.py <<'EOF'\nimport subprocess\nsubprocess.run(['id'])\nEOF\npython3 run.py"],
   ['echo into a script, then run', `echo 'import os; os.system("id")' > r.py && python3 r.py`],

@@ -13,6 +13,8 @@ const MAX_PROGRAM_BYTES = 256 * 1024;
 export function readWorkspaceText(file: string, ctx: InspectContext): string | Decision {
   const checked = ctx.checkPath(file);
   if (checked.decision !== 'allow') return checked;
+  // /dev/stdin here is the policy's own standard input, not what the command will feed the program.
+  if (checked.rule === 'device') return ask('program-file', `${file} is a device: the program it carries cannot be read before it runs`);
   if (ctx.namedElsewhere?.(file)) return ask('program-file-written', `the command also names ${file}, so it may write the program before running it; what is on disk now proves nothing`);
   const absolute = path.resolve(ctx.root, file);
   const info = statSync(absolute, { throwIfNoEntry: false });
