@@ -117,6 +117,14 @@ function cdTargets(root: string, commands: SimpleCommand[]): string[] {
 function namedPaths(root: string, analysis: { commands: SimpleCommand[]; redirects: ShellRedirect[] }): Map<string, number> {
   const named = new Map<string, number>();
   const words = [...analysis.redirects.map((r) => r.target), ...analysis.commands.flatMap((c) => [...c.args, ...c.redirects.map((r) => r.target)])];
+  // `cp a.py src/` names src/a.py too: a copy or move into a folder writes FOLDER/NAME.
+  for (const c of analysis.commands) {
+    if (!['cp', 'mv', 'install', 'ln'].includes(c.program?.value ?? '')) continue;
+    const operands = c.args.map((a) => a.value).filter((v): v is string => !!v && !v.startsWith('-'));
+    const dest = operands.at(-1);
+    if (dest === undefined || operands.length < 2) continue;
+    for (const source of operands.slice(0, -1)) words.push({ value: path.join(dest, path.basename(source)), text: source, glob: false });
+  }
   for (const word of words) {
     const v = word.value;
     if (!v) continue;

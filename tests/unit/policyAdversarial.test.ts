@@ -117,6 +117,7 @@ const ASKED: Array<[string, string]> = [
   ['node resolves a bare name to a file the policy did not read', 'node hid'],
   ['python runs a zip application', 'python3 app.pyz'],
   ['copy into a folder, then run the copy', 'cp hid.js src/ && node src/hid.js'],
+  ['move a file over an existing script through its folder, then run it', 'mv a.py src/ && python3 src/a.py'],
   ['sed -f /dev/stdin with a here-doc script', "sed -f /dev/stdin top.txt <<'EOF'\ne id\nEOF"],
   ['awk -f /dev/stdin', "awk -f /dev/stdin top.txt <<'EOF'\nBEGIN { print 1 }\nEOF"],
   // a program file the same command writes first: what is on disk when the policy reads it proves nothing
