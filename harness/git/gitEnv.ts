@@ -35,6 +35,12 @@ export const NEUTRAL_GIT_CONFIG: ReadonlyArray<readonly [key: string, value: str
   ['status.submoduleSummary', 'false'],
   ['core.untrackedCache', 'false'],
   ['safe.bareRepository', 'explicit'],
+  // Files a repository could name outside the workspace whose lines git prints back
+  // (`git check-attr -a KEY` shows an outside file's "KEY value" line): only the workspace's own.
+  ['core.attributesFile', '/dev/null'],
+  ['core.excludesFile', '/dev/null'],
+  ['mailmap.file', '/dev/null'],
+  ['blame.ignoreRevsFile', ''],
 ];
 
 export function gitShimDir(): string {
@@ -55,6 +61,8 @@ export function gitEnvironment(workspace: string): Record<string, string> {
     GIT_ASKPASS: 'false',
     GIT_ALLOW_PROTOCOL: 'file',
     GIT_OPTIONAL_LOCKS: '0',
+    // A partial clone fetches missing objects from its remote, which may be another repository on this machine (git >= 2.45).
+    GIT_NO_LAZY_FETCH: '1',
     // Repository discovery stops at the workspace: a workspace inside another checkout never sees it.
     GIT_CEILING_DIRECTORIES: path.dirname(workspace),
     TRACEGATE_WORKSPACE: workspace,

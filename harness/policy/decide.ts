@@ -28,6 +28,10 @@ interface ShellContext {
   root: string;
   sandbox: SandboxKind;
   globs: { outward: string[] | undefined };
+  /** Folders inside the workspace the command may `cd` into: relative paths are checked from each. */
+  cwds: string[];
+  /** How many times the whole command line names each workspace path (arguments and redirects). */
+  named: Map<string, number>;
 }
 
 export interface ToolCallForPolicy {
@@ -83,27 +87,84 @@ export async function decideShell(policy: Policy, command: string, root: string,
       ? ask(`unprovable-${u.construct}`, `${u.detail}: its value cannot be checked before it runs`)
       : deny(`unprovable-${u.construct}`, u.detail),
   );
-  const ctx: ShellContext = { policy, root, sandbox, globs: { outward: undefined } };
-  for (const redirect of analysis.redirects) decisions.push(decideRedirect(policy, redirect, root));
+  const ctx: ShellContext = { policy, root, sandbox, globs: { outward: undefined }, cwds: cdTargets(root, analysis.commands), named: namedPaths(root, analysis) };
+  for (const redirect of analysis.redirects) decisions.push(decideRedirect(ctx, redirect));
   for (const cmd of analysis.commands) decisions.push(decideCommand(ctx, cmd));
   return strictest(decisions);
 }
 
-function decideRedirect(policy: Policy, redirect: ShellRedirect, root: string): Decision {
+/**
+ * `cd sub && cat link` reads `sub/link`, not `link`: every folder the command may change into (inside
+ * the workspace; `cd` itself gets the path check) becomes a place relative paths are also checked from.
+ */
+function cdTargets(root: string, commands: SimpleCommand[]): string[] {
+  const cwds: string[] = [];
+  for (const cmd of commands) {
+    if (cmd.program?.value !== 'cd') continue;
+    const target = cmd.args.find((a) => a.value !== null && !a.value.startsWith('-'))?.value;
+    if (!target) continue;
+    for (const base of [root, ...cwds]) {
+      const checked = resolveInWorkspace(root, path.resolve(base, target));
+      if (checked.inside && checked.absolute !== root && !cwds.includes(checked.absolute) && cwds.length < 16) cwds.push(checked.absolute);
+    }
+  }
+  return cwds;
+}
+
+/**
+ * Every path the command line names, counted: a program file it also names elsewhere (`cat > t.py
+ * <<EOF … EOF; python3 t.py`) may be written before it runs, so what is on disk now proves nothing.
+ */
+function namedPaths(root: string, analysis: { commands: SimpleCommand[]; redirects: ShellRedirect[] }): Map<string, number> {
+  const named = new Map<string, number>();
+  const words = [...analysis.redirects.map((r) => r.target), ...analysis.commands.flatMap((c) => [...c.args, ...c.redirects.map((r) => r.target)])];
+  // `cp a.py src/` names src/a.py too: a copy or move into a folder writes FOLDER/NAME.
+  for (const c of analysis.commands) {
+    if (!['cp', 'mv', 'install', 'ln'].includes(c.program?.value ?? '')) continue;
+    const operands = c.args.map((a) => a.value).filter((v): v is string => !!v && !v.startsWith('-'));
+    const dest = operands.at(-1);
+    if (dest === undefined || operands.length < 2) continue;
+    for (const source of operands.slice(0, -1)) words.push({ value: path.join(dest, path.basename(source)), text: source, glob: false });
+  }
+  for (const word of words) {
+    const v = word.value;
+    if (!v) continue;
+    for (const candidate of [v, v.slice(v.indexOf('=') + 1)]) {
+      const key = path.resolve(root, candidate);
+      named.set(key, (named.get(key) ?? 0) + 1);
+      if (!v.includes('=')) break;
+    }
+  }
+  return named;
+}
+
+/** A path a shell command names, checked from the workspace and from every folder it may run in. */
+function decideShellPath(ctx: ShellContext, p: string, cwd?: string): Decision {
+  const decided = decidePath(ctx.policy, p, ctx.root, 'shell');
+  if (path.isAbsolute(p) || p.startsWith('~') || decided.decision !== 'allow') return decided;
+  const bases = [...ctx.cwds, ...(cwd !== undefined ? [path.resolve(ctx.root, cwd)] : [])];
+  const elsewhere = bases.map((base) => decidePath(ctx.policy, path.resolve(base, p), ctx.root, 'shell')).find((d) => d.decision !== 'allow');
+  return elsewhere ? { ...elsewhere, reason: `${p} from ${path.relative(ctx.root, bases[0]!) || '.'}…: ${elsewhere.reason}` } : decided;
+}
+
+function decideRedirect(ctx: ShellContext, redirect: ShellRedirect): Decision {
   if (redirect.kind === 'fd') return allow('redirect-fd', `${redirect.op}${redirect.target.text}`);
   if (redirect.target.value === null) {
     return ask('unprovable-redirect', `redirect target ${redirect.target.text} has no fixed value`);
   }
-  const decided = decidePath(policy, redirect.target.value, root, 'shell');
+  const decided = decideShellPath(ctx, redirect.target.value);
   return decided.decision === 'allow' ? decided : { ...decided, reason: `${redirect.kind} redirect: ${decided.reason}` };
 }
 
 function decideCommand(ctx: ShellContext, cmd: SimpleCommand, envChanged = false): Decision {
   const { policy, root } = ctx;
-  const decisions: Decision[] = cmd.redirects.map((r) => decideRedirect(policy, r, root));
-  for (const { name, value } of cmd.assignments) {
+  const decisions: Decision[] = cmd.redirects.map((r) => decideRedirect(ctx, r));
+  // `for NAME in …` and `printf -v NAME` assign too: an exported PATH or GIT_CONFIG_COUNT changed that way
+  // would run a workspace `git` or undo the harness's git configuration for the rest of the command.
+  const assigned = [...cmd.assignments, ...builtinAssignments(cmd)];
+  for (const { name, value } of assigned) {
     if (HIJACKING_VARIABLE.test(name)) decisions.push(deny('env-hijack', `${name}= changes what programs load or run`));
-    else if (!policy.shell.safe_assignments.includes(name)) {
+    else if (!policy.shell.safe_assignments.includes(name) && cmd.program?.value !== 'for') {
       decisions.push(ask('env-assignment', `sets ${name}${value ? `=${value.text}` : ''}`, 'medium'));
     }
   }
@@ -133,7 +194,16 @@ function decideCommand(ctx: ShellContext, cmd: SimpleCommand, envChanged = false
       return strictest(decisions);
     }
     const changes = envChanged || ((name === 'env' || name === 'command') && cmd.args.some((a) => ENVIRONMENT_CHANGING.test(a.value ?? '')));
-    decisions.push(decideCommand(ctx, { ...inner, redirects: [], ...(cmd.stdin !== undefined ? { stdin: cmd.stdin } : {}) }, changes));
+    // `env --chdir=DIR CMD` is `cd DIR && CMD`: DIR gets the path check, CMD's relative paths are read from it.
+    let innerCtx = ctx;
+    const dir = name === 'env' ? envChdir(cmd.args) : undefined;
+    if (dir === null) decisions.push(ask('unprovable-argument', 'env --chdir has no fixed value'));
+    else if (dir !== undefined) {
+      const checked = decideShellPath(ctx, dir);
+      decisions.push(checked);
+      innerCtx = { ...ctx, cwds: [...ctx.cwds, path.resolve(ctx.root, dir)] };
+    }
+    decisions.push(decideCommand(innerCtx, { ...inner, redirects: [], ...(cmd.stdin !== undefined ? { stdin: cmd.stdin } : {}) }, changes));
     return strictest(decisions);
   }
 
@@ -154,8 +224,8 @@ function decideCommand(ctx: ShellContext, cmd: SimpleCommand, envChanged = false
   if (!policy.shell.text_args.includes(name)) {
     for (const arg of inspection.pathArgs ?? cmd.args) {
       for (const candidate of pathCandidates(arg)) {
-        if (arg.glob) decisions.push(decideGlob(policy, candidate, root, ctx.globs));
-        else decisions.push(decidePath(policy, candidate, root, 'shell'));
+        if (arg.glob) decisions.push(...[root, ...ctx.cwds].map((base) => decideGlob(policy, candidate, root, base, ctx.globs)));
+        else decisions.push(decideShellPath(ctx, candidate, inspection.cwd));
       }
     }
   }
@@ -170,7 +240,14 @@ function inspect(ctx: ShellContext, name: string, cmd: SimpleCommand): Inspectio
     policy: ctx.policy,
     root: ctx.root,
     sandbox: ctx.sandbox,
-    checkPath: (p) => decidePath(ctx.policy, p, ctx.root, 'shell'),
+    checkPath: (p) => decideShellPath(ctx, p),
+    outwardLinksUnder: (p) =>
+      [ctx.root, ...ctx.cwds].flatMap((base) => {
+        const dir = path.resolve(base, p);
+        return outwardSymlinks(ctx.root, ctx.globs).filter((link) => !path.relative(dir, path.join(ctx.root, link)).startsWith('..'));
+      }),
+    // The program's own mention counts once, from whichever folder it is read.
+    namedElsewhere: (p) => [...new Set([ctx.root, ...ctx.cwds].map((base) => path.resolve(base, p)))].reduce((n, key) => n + (ctx.named.get(key) ?? 0), 0) > 1,
     checkCommand: (inner) => decideCommand(ctx, inner),
   };
   return check(cmd, inspectContext);
@@ -187,6 +264,31 @@ function fromRule(rule: ShellRule, program: string): Decision {
   if (rule.decision === 'allow') return allow(rule.id, reason, rule.risk);
   if (rule.decision === 'deny') return { ...deny(rule.id, reason), risk: rule.risk };
   return ask(rule.id, reason, rule.risk);
+}
+
+/** Variables a builtin sets: `printf -v NAME` (a name with no fixed value counts as hijacking). */
+function builtinAssignments(cmd: SimpleCommand): SimpleCommand['assignments'] {
+  if (cmd.program?.value !== 'printf') return [];
+  const out: SimpleCommand['assignments'] = [];
+  cmd.args.forEach((arg, i) => {
+    const v = arg.value;
+    if (v === '-v') out.push({ name: cmd.args[i + 1]?.value ?? 'PATH', value: null });
+    else if (v?.startsWith('-v')) out.push({ name: v.slice(2), value: null });
+  });
+  return out;
+}
+
+/** The folder `env -C DIR` / `--chdir=DIR` runs its command in (null: no fixed value). */
+function envChdir(args: ShellWord[]): string | null | undefined {
+  for (let i = 0; i < args.length; i++) {
+    const v = args[i]!.value;
+    if (v === null || v === '--' || !v.startsWith('-')) return undefined;
+    if (v.startsWith('--chdir')) return v.includes('=') ? v.slice(v.indexOf('=') + 1) : (args[i + 1]?.value ?? null);
+    if (v.startsWith('--')) continue;
+    const at = v.indexOf('C');
+    if (at > 0) return at < v.length - 1 ? v.slice(at + 1) : (args[i + 1]?.value ?? null);
+  }
+  return undefined;
 }
 
 /** `env -i A=1 nice -n 5 ls -la` → the command the wrapper runs, with its assignments. */
@@ -219,17 +321,17 @@ function pathCandidates(arg: ShellWord): string[] {
  * A glob is checked with every wildcard segment replaced by a plain name (so `*\/../..` still
  * climbs out), and refused while the workspace holds a symlink that points outside it.
  */
-function decideGlob(policy: Policy, pattern: string, root: string, globs: ShellContext['globs']): Decision {
+function decideGlob(policy: Policy, pattern: string, root: string, base: string, globs: ShellContext['globs']): Decision {
   const literal = pattern
     .split('/')
     .map((segment) => (/[*?[]/.test(segment) ? '__glob__' : segment))
     .join('/');
-  const decided = decidePath(policy, literal, root, 'shell');
+  const decided = decidePath(policy, path.resolve(base, literal), root, 'shell');
   if (decided.decision !== 'allow') return { ...decided, reason: `glob ${pattern}: ${decided.reason}` };
   // Only links the glob can reach matter: below its literal folder, as deep as its segments go.
   const segments = pattern.split('/').filter((s) => s !== '' && s !== '.');
   const firstGlob = segments.findIndex((s) => /[*?[]/.test(s));
-  const start = path.resolve(root, ...segments.slice(0, firstGlob));
+  const start = path.resolve(base, ...(pattern.startsWith('/') ? ['/'] : []), ...segments.slice(0, firstGlob));
   const reachable = outwardSymlinks(root, globs).filter((link) => {
     const rel = path.relative(start, path.join(root, link));
     return !rel.startsWith('..') && rel.split(path.sep).length <= segments.length - firstGlob;
@@ -237,7 +339,45 @@ function decideGlob(policy: Policy, pattern: string, root: string, globs: ShellC
   if (reachable.length > 0) {
     return deny('glob-through-symlink', `glob ${pattern} may match ${reachable[0]}, a symlink out of the workspace`, 'PATH_OUTSIDE_WORKSPACE');
   }
+  const secret = globMatches(start, segments.slice(firstGlob)).find((match) => isSecretPath(root, match, policy.secret_paths));
+  if (secret) return deny('secret-path', `glob ${pattern} matches ${path.relative(root, secret)}, a secret path`, 'PERMISSION_DENIED');
   return decided;
+}
+
+const MAX_GLOB_MATCHES = 5_000;
+
+/** What a glob matches now, as bash would (no dotglob: a segment not starting with `.` skips dot files). */
+function globMatches(start: string, segments: string[]): string[] {
+  let current = [start];
+  for (const segment of segments) {
+    if (!/[*?[]/.test(segment)) {
+      current = current.map((dir) => path.join(dir, segment));
+      continue;
+    }
+    const body = segment.replace(/\[!/g, '[^').replace(/[.+^${}()|\\]/g, (c) => (c === '^' ? c : `\\${c}`)).replace(/\*/g, '[^/]*').replace(/\?/g, '[^/]');
+    let matcher: RegExp;
+    try {
+      matcher = new RegExp(`^${body}$`);
+    } catch {
+      return [];
+    }
+    const next: string[] = [];
+    for (const dir of current) {
+      let entries: string[] = [];
+      try {
+        entries = readdirSync(dir);
+      } catch {
+        continue;
+      }
+      for (const entry of entries) {
+        if (entry.startsWith('.') && !segment.startsWith('.')) continue;
+        if (matcher.test(entry)) next.push(path.join(dir, entry));
+        if (next.length >= MAX_GLOB_MATCHES) break;
+      }
+    }
+    current = next;
+  }
+  return current;
 }
 
 const MAX_SCANNED_ENTRIES = 20_000;

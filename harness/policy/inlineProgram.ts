@@ -15,25 +15,33 @@ const dynamic = (what: string) => ask('inline-dynamic-code', `the program builds
 const deletes = (what: string) => ask('inline-deletes', `the program deletes or moves files (${what})`, 'medium');
 
 /** Process-starting calls by name, whatever module or alias they are reached through (`o.system(`, `from os import system`). */
-const SPAWN_CALLS = /(?<![\w$])(system|popen[0-9]?|exec[lv]p?e?|spawn[lv]p?e?|posix_spawnp?|forkpty|fork)\s*\(/;
+const SPAWN_CALLS = /(?<![\w$])(system|popen[0-9]?|exec[lv]p?e?|spawn\w*|posix_spawnp?|forkpty|fork|fork_exec)\s*\(/;
+/** The same names imported under another (`from os import system as run`): the call no longer says which. */
+const SPAWN_IMPORTS = /\bimport\b[ \t\w.,()*]*?\b(system|popen\w*|exec[lv]p?e?|spawn\w*|posix_spawnp?|fork\w*|startfile)\b/;
+/** Modules that run a string as Python (`timeit.timeit("...")`, `pdb.run`, `code.InteractiveInterpreter`). */
+const PYTHON_STRING_RUNNERS = /\b(import[ \t]+[ \t\w.,]*?|from[ \t]+)\b(timeit|code|codeop|pdb|bdb|cProfile|profile|trace|doctest|zipimport|imp|pkgutil)\b/;
 const NODE_SPAWN_MODULES = 'child_process|worker_threads|cluster';
 const NODE_NET_MODULES = 'net|http|https|http2|dgram|tls|dns|undici|inspector';
 
 const PATTERNS: Record<ProgramLanguage, Pattern[]> = {
   python: [
-    { on: 'code', pattern: /\b(os\s*\.\s*(system|popen|exec\w*|spawn\w*|fork\w*|posix_spawn\w*|startfile)|subprocess|multiprocessing|pty|ctypes|cffi|pexpect|commands|asyncio\s*\.\s*create_subprocess\w*)\b/, decide: spawns },
+    { on: 'code', pattern: /\b(os\s*\.\s*(system|popen\w*|exec\w*|spawn\w*|fork\w*|posix_spawn\w*|startfile)|\w*subprocess\w*|multiprocessing|pty|pipes|ctypes|cffi|pexpect|commands|asyncio\s*\.\s*create_subprocess\w*)\b/, decide: spawns },
     { on: 'code', pattern: SPAWN_CALLS, decide: spawns },
-    { on: 'code', pattern: /\b(socket|socketserver|urllib\d?|http|httpx|requests|aiohttp|ftplib|smtplib|poplib|imaplib|telnetlib|nntplib|xmlrpc|paramiko|ssl|webbrowser|asyncio\s*\.\s*open_connection)\b/, decide: network },
-    { on: 'code', pattern: /(?<![.\w])(eval|exec|compile|__import__|getattr|setattr|delattr|globals|locals|vars)\s*\(|\b(importlib|__builtins__|__subclasses__|__globals__|__code__|marshal|pickle|runpy)\b/, decide: dynamic },
+    { on: 'code', pattern: SPAWN_IMPORTS, decide: spawns },
+    { on: 'code', pattern: /\b(_?socket|_ssl|socketserver|urllib\d?|http|httpx|requests|aiohttp|ftplib|smtplib|poplib|imaplib|telnetlib|nntplib|xmlrpc|paramiko|ssl|webbrowser|asyncio\s*\.\s*open_connection)\b/, decide: network },
+    { on: 'code', pattern: /(?<![.\w])(eval|exec|compile|__import__|getattr|setattr|delattr|globals|locals|vars|breakpoint)\s*\(|\b(importlib|builtins|__builtins__|__subclasses__|__globals__|__code__|__dict__|__getattribute__|attrgetter|methodcaller|FunctionType|CodeType|get_objects|get_referents|get_referrers|load_extension|load_module|exec_module|__loader__|__spec__|marshal|pickle|shelve|dill|cloudpickle|jsonpickle|copyreg|runpy)\b|\bsys\s*\.\s*modules\b/, decide: dynamic },
+    { on: 'code', pattern: PYTHON_STRING_RUNNERS, decide: dynamic },
     { on: 'code', pattern: /\b(shutil\s*\.\s*(rmtree|move)|os\s*\.\s*(remove|unlink|rmdir|removedirs|rename|replace|truncate))\b|\.\s*(unlink|rmdir)\s*\(/, decide: deletes },
   ],
   node: [
-    { on: 'raw', pattern: new RegExp(`\\b(require\\s*\\(\\s*|from\\s+|import\\s+)['"\`](node:)?(${NODE_SPAWN_MODULES})['"\`]`), decide: spawns },
+    // Named anywhere, not only in require(): createRequire(...)('child_process'), process.getBuiltinModule(...).
+    { on: 'raw', pattern: new RegExp(`['"\`](node:)?(${NODE_SPAWN_MODULES})['"\`]`), decide: spawns },
+    { on: 'raw', pattern: /(\brequire\s*\(\s*|\bfrom\s+|\bimport\s*\(?\s*|getBuiltinModule\s*\(\s*)['"`](node:)?(vm|repl|module|v8|wasi)['"`]/, decide: dynamic },
     { on: 'raw', pattern: /\brequire\s*\(\s*(['"`])[^'"`]*\1\s*[^)\s]/, decide: dynamic },
-    { on: 'code', pattern: /\b(execSync|execFileSync|spawnSync|process\s*\.\s*(binding|dlopen|_linkedBinding|kill)|Deno\s*\.\s*(run|Command)|Bun\s*\.\s*spawn\w*)\b/, decide: spawns },
+    { on: 'code', pattern: /\b(execSync|execFileSync|spawnSync|process\s*\.\s*(binding|dlopen|_linkedBinding|kill|execve)|Deno\s*\.\s*(run|Command)|Bun\s*\.\s*spawn\w*)\b/, decide: spawns },
     { on: 'raw', pattern: new RegExp(`\\b(require\\s*\\(\\s*|from\\s+|import\\s+)['"\`](node:)?(${NODE_NET_MODULES})['"\`]`), decide: network },
     { on: 'code', pattern: /\bfetch\s*\(|\bWebSocket\b|\bXMLHttpRequest\b|\bEventSource\b/, decide: network },
-    { on: 'code', pattern: /\beval\s*\(|\bFunction\s*\(|\bimport\s*\(|\brequire\s*\(\s*[^'"`\s)]|\brequire\s*\(\s*`|\bvm\b|\bmodule\s*\.\s*constructor|\bprocess\s*\.\s*mainModule|\bglobalThis\s*\[|\bconstructor\s*\.\s*constructor|\brequire\s*\.\s*cache/, decide: dynamic },
+    { on: 'code', pattern: /\beval\s*\(|\bFunction\s*\(|\bimport\s*\(|\brequire\s*\(\s*[^'"`\s)]|\brequire\s*\(\s*`|\bvm\b|\bmodule\s*\.\s*constructor|\bprocess\s*\.\s*mainModule|\b(global|globalThis|process|module|require|exports|self|Reflect)\s*\[|\.\s*constructor\b|\brequire\s*\.\s*(cache|call|apply|bind)\b|\bReflect\s*\.\s*(apply|construct|get)\b|\b(createRequire|getBuiltinModule)\b/, decide: dynamic },
     { on: 'code', pattern: /\b(rmSync|rmdirSync|unlinkSync|rm|rmdir|unlink|renameSync|rename|truncateSync)\s*\(/, decide: deletes },
   ],
 };

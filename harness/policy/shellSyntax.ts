@@ -118,10 +118,12 @@ function visit(node: Node, out: ShellAnalysis): void {
       return;
     case 'for_statement': {
       const words = node.childrenForFieldName('value').filter((c): c is Node => c !== null);
+      // The loop variable is assigned (and stays exported if it already was: `for PATH in ./bin`).
+      const variable = node.childForFieldName('variable')?.text;
       out.commands.push({
         program: { value: 'for', text: 'for', glob: false },
         args: words.map((w) => word(w, out)),
-        assignments: [],
+        assignments: variable ? [{ name: variable, value: null }] : [],
         redirects: [],
       });
       const body = node.childForFieldName('body');

@@ -1,4 +1,4 @@
-import { existsSync, lstatSync, readdirSync, readlinkSync } from 'node:fs';
+import { existsSync, lstatSync, readdirSync, readlinkSync, type Dirent } from 'node:fs';
 import path from 'node:path';
 import { gitShimDir } from '../git/gitEnv.js';
 import { matchesGlob } from './workspacePaths.js';
@@ -13,9 +13,14 @@ import { matchesGlob } from './workspacePaths.js';
 const SYSTEM_DIRS = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32', '/etc', '/opt'];
 const HIDDEN_SYSTEM_FILES = ['/etc/shadow', '/etc/gshadow', '/etc/shadow-', '/etc/gshadow-', '/etc/sudoers', '/etc/security/opasswd'];
 const HIDDEN_SYSTEM_DIRS = ['/etc/ssh', '/etc/ssl/private', '/etc/sudoers.d'];
-const MAX_SCANNED = 20_000;
+const MAX_SCANNED = 100_000;
 
-export function bwrapArgs(workspace: string, secretGlobs: readonly string[]): string[] {
+/** The workspace has more entries than the secret scan reads: bubblewrap cannot promise every secret is masked. */
+export class SecretScanError extends Error {
+  readonly code = 'SECRET_SCAN_INCOMPLETE';
+}
+
+export function bwrapArgs(workspace: string, secretGlobs: readonly string[], maxScanned = MAX_SCANNED): string[] {
   const ws = path.resolve(workspace);
   const args: string[] = [];
   for (const dir of SYSTEM_DIRS) {
@@ -28,36 +33,43 @@ export function bwrapArgs(workspace: string, secretGlobs: readonly string[]): st
   for (const dir of HIDDEN_SYSTEM_DIRS) if (existsSync(dir)) args.push('--tmpfs', dir);
   const shim = gitShimDir();
   args.push('--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp', '--bind', ws, ws, '--ro-bind', shim, shim);
-  for (const secret of secretEntries(ws, secretGlobs)) {
+  for (const secret of secretEntries(ws, secretGlobs, maxScanned)) {
     args.push(...(secret.dir ? ['--tmpfs', secret.path] : ['--ro-bind', '/dev/null', secret.path]));
   }
-  args.push('--chdir', ws, '--unshare-all', '--die-with-parent', '--new-session');
+  // --cap-drop ALL: run as root (a CI container), bubblewrap would keep every capability, and a
+  // test suite could unmount a secret's mask or remount /etc writable.
+  args.push('--chdir', ws, '--unshare-all', '--cap-drop', 'ALL', '--die-with-parent', '--new-session');
   return args;
 }
 
-/** Workspace entries that match a secret glob (bounded walk; .git is not descended). */
-function secretEntries(root: string, globs: readonly string[]): Array<{ path: string; dir: boolean }> {
+/**
+ * Workspace entries that match a secret glob (.git is not descended). The walk is bounded, and a
+ * walk cut short fails closed: a workspace padded with files must not leave a secret unmasked.
+ */
+function secretEntries(root: string, globs: readonly string[], maxScanned: number): Array<{ path: string; dir: boolean }> {
   if (globs.length === 0) return [];
   const found: Array<{ path: string; dir: boolean }> = [];
   const queue = [root];
   let seen = 0;
-  while (queue.length > 0 && seen < MAX_SCANNED) {
+  while (queue.length > 0) {
     const dir = queue.pop()!;
-    let entries: string[];
+    let entries: Dirent[];
     try {
-      entries = readdirSync(dir);
+      entries = readdirSync(dir, { withFileTypes: true });
     } catch {
       continue;
     }
+    seen += entries.length;
+    if (seen > maxScanned) {
+      throw new SecretScanError(`the workspace has more than ${maxScanned} entries, too many to mask every secret path under bubblewrap`);
+    }
     for (const entry of entries) {
-      seen++;
-      const full = path.join(dir, entry);
-      const stat = lstatSync(full, { throwIfNoEntry: false });
-      if (!stat || stat.isSymbolicLink()) continue;
+      if (entry.isSymbolicLink()) continue;
+      const full = path.join(dir, entry.name);
       const rel = path.relative(root, full).split(path.sep).join('/');
       const secret = globs.some((g) => matchesGlob(rel, g) || matchesGlob(`${rel}/x`, g));
-      if (secret && (stat.isFile() || stat.isDirectory())) found.push({ path: full, dir: stat.isDirectory() });
-      else if (stat.isDirectory() && entry !== '.git') queue.push(full);
+      if (secret && (entry.isFile() || entry.isDirectory())) found.push({ path: full, dir: entry.isDirectory() });
+      else if (entry.isDirectory() && entry.name !== '.git') queue.push(full);
     }
   }
   return found;

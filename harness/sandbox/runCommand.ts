@@ -87,7 +87,15 @@ function commandLine(command: string, options: RunOptions): [string, string[]] {
  * killed too, so background children never outlive the call.
  */
 export function runCommand(command: string, options: RunOptions): Promise<CommandResult> {
-  const [file, args] = commandLine(command, options);
+  let line: [string, string[]];
+  try {
+    line = commandLine(command, options);
+  } catch (error) {
+    // The sandbox cannot be set up as promised (a secret scan cut short): the command does not run.
+    const output = `failed to start: ${(error as Error).message}`;
+    return Promise.resolve({ exitCode: null, signal: null, timedOut: false, output, outputChars: output.length, truncated: false, mode: options.mode });
+  }
+  const [file, args] = line;
   return new Promise((resolve) => {
     const child = spawn(file, args, {
       cwd: options.workspace,

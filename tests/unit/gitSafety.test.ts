@@ -1,8 +1,8 @@
 import { spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readdirSync, realpathSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { hasBubblewrap, runCommand, type SandboxMode } from '../../harness/index.js';
+import { decideShell, hasBubblewrap, loadPolicy, runCommand, type SandboxMode } from '../../harness/index.js';
 import { tempDir } from '../helpers/cli.js';
 
 /** A repository whose config, attributes and hooks name a program for every trap; each writes a canary. */
@@ -100,5 +100,88 @@ describe('git is found through the shim, with an absolute or nested workspace', 
     expect(result.output).toMatch(/not a git repository/);
     expect(fired(parent)).toEqual([]);
     expect(existsSync(path.join(ws, '.canary-fsmonitor'))).toBe(false);
+  });
+});
+
+/** A repository elsewhere on the machine holding what the agent must not read. */
+function outsideRepo(): { dir: string; blob: string } {
+  const dir = realpathSync(tempDir('tracegate-outrepo-'));
+  const env = { PATH: '/usr/bin:/bin', HOME: dir, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' };
+  const git = (...args: string[]) => spawnSync('git', args, { cwd: dir, env, encoding: 'utf8' });
+  git('init', '-q', '.');
+  writeFileSync(path.join(dir, 'secret.txt'), 'OUTSIDE-SECRET\n');
+  writeFileSync(path.join(dir, 'gitconfig'), '[github]\n\ttoken = OUTSIDE-SECRET\n');
+  writeFileSync(path.join(dir, 'attributes'), 'leak OUTSIDE-SECRET\n');
+  git('add', 'secret.txt');
+  git('-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-qm', 's');
+  return { dir, blob: git('rev-parse', 'HEAD:secret.txt').stdout.trim() };
+}
+
+/** [trap, how the workspace is set up, the read-only command that would leak]; a file the neutral config replaces is not refused, just never read. */
+const NEUTRALISED = new Set(['core.attributesFile outside']);
+const OUTWARD: Array<[string, (ws: string, out: { dir: string; blob: string }) => void, (out: { blob: string }) => string]> = [
+  ['a config include of an outside file', (ws, out) => writeFileSync(path.join(ws, '.git/config'), `\n[include]\n\tpath = ${out.dir}/gitconfig\n`, { flag: 'a' }), () => 'git config --list'],
+  ['core.attributesFile outside', (ws, out) => writeFileSync(path.join(ws, '.git/config'), `\n[core]\n\tattributesFile = ${out.dir}/attributes\n`, { flag: 'a' }), () => 'git check-attr -a leak'],
+  ['objects borrowed from an outside repository (alternates)', (ws, out) => writeFileSync(path.join(ws, '.git/objects/info/alternates'), `${out.dir}/.git/objects\n`), (out) => `git cat-file -p ${out.blob}`],
+  ['a link inside .git to an outside object store', (ws, out) => symlinkSync(`${out.dir}/.git/objects`, path.join(ws, '.git/objects/borrowed')), (out) => `git cat-file -p ${out.blob}`],
+  ['a partial clone whose promisor remote is an outside repository', (ws, out) => writeFileSync(path.join(ws, '.git/config'), `\n[remote "origin"]\n\turl = ${out.dir}\n\tpromisor = true\n[extensions]\n\tpartialClone = origin\n[core]\n\trepositoryformatversion = 1\n`, { flag: 'a' }), (out) => `git cat-file -p ${out.blob}`],
+  ['a .git file pointing at an outside repository', (ws, out) => {
+    rmSync(path.join(ws, '.git'), { recursive: true });
+    writeFileSync(path.join(ws, '.git'), `gitdir: ${out.dir}/.git\n`);
+  }, () => 'git show HEAD:secret.txt'],
+  ['a .git symlink to an outside repository', (ws, out) => {
+    rmSync(path.join(ws, '.git'), { recursive: true });
+    symlinkSync(`${out.dir}/.git`, path.join(ws, '.git'));
+  }, () => 'git log -p'],
+];
+
+describe.each(['process', 'bwrap'] as const)('git in the %s sandbox never reads outside the workspace', (mode: SandboxMode) => {
+  it.skipIf(mode === 'bwrap' && !hasBubblewrap()).each(OUTWARD)('%s', async (name, plant, command) => {
+    const ws = trappedRepo();
+    const out = outsideRepo();
+    plant(ws, out);
+    const result = await runCommand(command(out), { workspace: ws, timeoutMs: 10_000, outputCap: 8000, mode });
+    expect(result.output).not.toContain('OUTSIDE-SECRET');
+    if (mode === 'process' && !NEUTRALISED.has(name)) {
+      expect(result.exitCode).not.toBe(0);
+      expect(result.output).toMatch(/refused|outside the workspace/);
+    }
+    expect(fired(ws)).toEqual([]);
+  });
+
+  it.skipIf(mode === 'bwrap' && !hasBubblewrap())('an ordinary repository still works with every check in place', async () => {
+    const ws = trappedRepo();
+    mkdirSync(path.join(ws, 'sub'));
+    const result = await runCommand('git status --short && git -C sub log --oneline && git config --list --name-only', { workspace: ws, timeoutMs: 10_000, outputCap: 8000, mode });
+    expect(result.exitCode, result.output).toBe(0);
+    expect(result.output).toContain('M a.txt');
+    expect(result.output).toContain('init');
+  });
+});
+
+describe('the outward traps are real', () => {
+  it('plain git reads the outside repository and the included file', () => {
+    const ws = trappedRepo();
+    const out = outsideRepo();
+    writeFileSync(path.join(ws, '.git/config'), `\n[include]\n\tpath = ${out.dir}/gitconfig\n`, { flag: 'a' });
+    writeFileSync(path.join(ws, '.git/objects/info/alternates'), `${out.dir}/.git/objects\n`);
+    const env = { PATH: '/usr/bin:/bin', HOME: ws, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' };
+    expect(spawnSync('git', ['config', '--get', 'github.token'], { cwd: ws, env, encoding: 'utf8' }).stdout).toContain('OUTSIDE-SECRET');
+    expect(spawnSync('git', ['cat-file', '-p', out.blob], { cwd: ws, env, encoding: 'utf8' }).stdout).toContain('OUTSIDE-SECRET');
+  });
+});
+
+describe('the shell cannot undo the harness\'s git environment', () => {
+  it('a loop variable or printf -v resetting GIT_CONFIG_COUNT or PATH would re-enable the traps; the policy refuses both', async () => {
+    const ws = trappedRepo();
+    const loop = 'for GIT_CONFIG_COUNT in 0; do git status; done';
+    await runCommand(loop, { workspace: ws, timeoutMs: 10_000, outputCap: 8000, mode: 'process' });
+    expect(fired(ws)).toContain('fsmonitor');
+    const policy = loadPolicy();
+    for (const command of [loop, 'printf -v GIT_CONFIG_COUNT 0; git status', 'for PATH in ./bin; do git status; done', 'printf -v PATH %s ./bin && git status']) {
+      for (const sandbox of ['process', 'isolated'] as const) {
+        expect(await decideShell(policy, command, ws, sandbox), command).toMatchObject({ decision: 'deny', rule: 'env-hijack' });
+      }
+    }
   });
 });

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { ask, deny, type Decision } from '../decision.js';
 import type { ShellWord } from '../shellSyntax.js';
 import type { Inspection, ProgramCheck } from './types.js';
@@ -6,17 +7,51 @@ import type { Inspection, ProgramCheck } from './types.js';
 const SAFE_GLOBAL = new Set(['--no-pager', '-P', '--no-optional-locks', '--literal-pathspecs', '--glob-pathspecs', '--noglob-pathspecs', '--icase-pathspecs', '--no-replace-objects', '--no-lazy-fetch', '--no-advice', '--version', '--bare']);
 /** Global options that take a path (checked like any path). */
 const PATH_GLOBAL = new Set(['-C', '--git-dir', '--work-tree']);
-/** Options that re-enable what the harness switched off, or run another program. */
-const REFUSED_OPTIONS: Array<[RegExp, string]> = [
-  [/^--ext-diff$/, 'runs an external diff program'],
-  [/^--textconv$/, 'runs textconv filters'],
-  [/^--filters$/, 'runs the repository\'s filters'],
-  [/^--show-signature$/, 'runs the signature program'],
-  [/^(-O.*|--open-files-in-pager(=.*)?)$/, 'opens a pager'],
-  [/^--(upload|receive)-pack(=.*)?$/, 'runs a program on the other side'],
-  [/^--exec(=.*)?$/, 'runs a program'],
-  [/^(-x|--exec-path)(=.*)?$/, 'runs programs from another folder'],
+/** Long options that re-enable what the harness switched off, or run another program. */
+const REFUSED_LONG: ReadonlyArray<readonly [name: string, why: string]> = [
+  ['--ext-diff', 'runs an external diff program'],
+  ['--textconv', 'runs textconv filters'],
+  ['--filters', 'runs the repository\'s filters'],
+  ['--show-signature', 'runs the signature program'],
+  ['--open-files-in-pager', 'opens a pager'],
+  ['--upload-pack', 'runs a program on the other side'],
+  ['--receive-pack', 'runs a program on the other side'],
+  ['--exec', 'runs a program'],
+  ['--exec-path', 'runs programs from another folder'],
 ];
+/** Real options that happen to be prefixes of a refused one (`--text` is not `--textconv`). */
+const EXACT_HARMLESS = new Set(['--text', '--filter']);
+/** grep's short options that take a value: in a bundle, what follows one of them is its value. */
+const GREP_VALUE_LETTERS = 'efABCmO';
+
+/**
+ * `-O[CMD]` opens files in a pager (grep) or names an order file (diff): refused. git's
+ * parse-options bundles short flags, so for grep `-nOcmd` is `-n -O cmd` and the letter counts
+ * anywhere in a bundle until a letter that takes a value (`-eO` searches for "O").
+ */
+function refusedShort(sub: string | null, arg: string): string | undefined {
+  if (/^-x(=.*)?$/.test(arg)) return 'runs a program';
+  if (arg.startsWith('-O')) return 'opens a pager or reads an order file';
+  if (sub !== 'grep') return undefined;
+  for (const letter of arg.slice(1)) {
+    if (letter === 'O') return 'opens files in a pager';
+    if (GREP_VALUE_LETTERS.includes(letter) || !/[A-Za-z0-9]/.test(letter)) return undefined;
+  }
+  return undefined;
+}
+
+/**
+ * git's parse-options accepts any unambiguous prefix of a long option (`git grep --op=CMD` is
+ * `--open-files-in-pager=CMD`), so a prefix of a refused option is refused too.
+ */
+function refusedOption(sub: string | null, arg: string): string | undefined {
+  if (arg.startsWith('--')) {
+    const name = arg.includes('=') ? arg.slice(0, arg.indexOf('=')) : arg;
+    if (name.length <= 2 || EXACT_HARMLESS.has(name)) return undefined;
+    return REFUSED_LONG.find(([long]) => long.startsWith(name))?.[1];
+  }
+  return arg.startsWith('-') ? refusedShort(sub, arg) : undefined;
+}
 
 const LISTING: Record<string, RegExp> = {
   branch: /^(--list|-l|-a|--all|-r|--remotes|-v|-vv|--verbose|--show-current|--no-color|--color(=.*)?|--no-column|--column(=.*)?|--(no-)?contains(=.*)?|--(no-)?merged(=.*)?|--sort=.*|--format=.*|--points-at=.*|--omit-empty|-i|--ignore-case)$/,
@@ -35,6 +70,7 @@ export const inspectGit: ProgramCheck = (cmd) => {
   const decisions: Decision[] = [];
   const pathArgs: ShellWord[] = [];
   const args = cmd.args;
+  let cwd: string | undefined;
   let i = 0;
   for (; i < args.length; i++) {
     const arg = args[i]!;
@@ -51,6 +87,9 @@ export const inspectGit: ProgramCheck = (cmd) => {
     else if (PATH_GLOBAL.has(name)) {
       if (v.includes('=')) pathArgs.push({ value: v.slice(v.indexOf('=') + 1), text: v, glob: false });
       else if (args[i + 1]) pathArgs.push(args[++i]!);
+      // Paths after `-C DIR` are relative to DIR: each is checked from there as well.
+      const dir = name === '-C' ? args[i]?.value : undefined;
+      if (dir) cwd = path.isAbsolute(dir) ? dir : path.join(cwd ?? '.', dir);
     } else if (name === '--namespace' || name === '--exec-path') {
       if (!v.includes('=') && name === '--namespace') i++;
     } else if (!SAFE_GLOBAL.has(name)) decisions.push(ask('git-option', `git option ${name} is not known to be harmless`));
@@ -61,12 +100,18 @@ export const inspectGit: ProgramCheck = (cmd) => {
     const v = arg.value;
     if (v === null) continue;
     if (v === '--') break;
-    const refused = REFUSED_OPTIONS.find(([pattern]) => pattern.test(v));
-    if (refused) decisions.push(deny('git-dangerous-option', `git ${sub ?? ''} ${v} ${refused[1]}`));
+    const refused = refusedOption(sub, v);
+    if (refused) decisions.push(deny('git-dangerous-option', `git ${sub ?? ''} ${v} ${refused}`));
   }
   pathArgs.push(...rest);
-  if (sub === null) return { decisions, pathArgs, subcommand: '' };
-  return { decisions, pathArgs, subcommand: subcommandKey(sub, rest) } satisfies Inspection;
+  // `HEAD:.env`, `:0:key.pem`: a file read from the repository's objects gets the path check too.
+  for (const arg of rest) {
+    const object = arg.value !== null && !arg.value.startsWith('-') ? /^(?::[0-3]:|[^:]*:)(.+)$/.exec(arg.value) : null;
+    if (object && !object[1]!.startsWith('/')) pathArgs.push({ value: object[1]!, text: arg.text, glob: false });
+  }
+  const where = cwd !== undefined ? { cwd } : {};
+  if (sub === null) return { decisions, pathArgs, subcommand: '', ...where };
+  return { decisions, pathArgs, subcommand: subcommandKey(sub, rest), ...where } satisfies Inspection;
 };
 
 function subcommandKey(sub: string, rest: ShellWord[]): string {

@@ -9,7 +9,9 @@ import type { InspectContext, Inspection, ProgramCheck } from './types.js';
 const PYTHON_FLAGS = /^-[bBdEhiIOqsSuvVxP]+$/;
 const PYTHON_WITH_VALUE = new Set(['-W', '-X']);
 /** Modules a coding agent runs with -m that only test, check or format. */
-const PYTHON_TEST_MODULES = new Set(['pytest', 'unittest', 'doctest', 'py_compile', 'compileall', 'json.tool', 'tabnanny', 'timeit', 'pydoc', 'trace', 'cProfile', 'profile', 'pstats', 'pdb']);
+const PYTHON_TEST_MODULES = new Set(['pytest', 'unittest', 'doctest', 'py_compile', 'compileall', 'json.tool', 'tabnanny', 'pydoc', 'pstats']);
+/** Modules that run a program they are given (a script the policy does not read, or pdb commands). */
+const PYTHON_RUNNER_MODULES = new Set(['trace', 'cProfile', 'profile', 'pdb', 'bdb', 'code', 'runpy']);
 const PYTHON_NETWORK_MODULES = /^(http\.server|smtpd|ftplib|telnetlib|webbrowser|xmlrpc\..*|pip|ensurepip|venv|site|asyncio)$/;
 
 /**
@@ -30,7 +32,10 @@ export const inspectPython: ProgramCheck = (cmd, ctx) => {
       const module = v === '-m' ? (args[i + 1]?.value ?? null) : v.slice(2);
       if (module === null) return unprovable(args[i + 1] ?? args[i]!);
       const decisions: Decision[] = [];
-      if (PYTHON_NETWORK_MODULES.test(module)) decisions.push(deny('python-module', `python -m ${module} serves, installs or reaches the network`));
+      const moduleArgs = args.slice(v === '-m' ? i + 2 : i + 1);
+      if (module === 'timeit') decisions.push(...timeitStatements(moduleArgs, ctx));
+      else if (PYTHON_RUNNER_MODULES.has(module)) decisions.push(ask('python-module', `python -m ${module} runs a program the policy does not read (run the script itself instead)`));
+      else if (PYTHON_NETWORK_MODULES.test(module)) decisions.push(deny('python-module', `python -m ${module} serves, installs or reaches the network`));
       else if (!PYTHON_TEST_MODULES.has(module)) decisions.push(ask('python-module', `python -m ${module} runs a module the policy does not know`));
       return { decisions, pathArgs: args.slice(v === '-m' ? i + 2 : i + 1), subcommand: `-m ${module}` };
     }
@@ -107,6 +112,23 @@ function packageScripts(root: string): Record<string, unknown> {
   }
 }
 
+/** `python -m timeit [-s SETUP] STATEMENT…`: every setup and statement is Python, read like `-c`. */
+function timeitStatements(args: ShellWord[], ctx: InspectContext): Decision[] {
+  const out: Decision[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const v = args[i]!.value;
+    if (v === null) return [ask('unprovable-argument', `timeit argument ${args[i]!.text} has no fixed value`)];
+    if (['-n', '-r', '-u', '--number', '--repeat', '--unit'].includes(v)) i++;
+    else if (v === '-s' || v === '--setup') {
+      const setup = args[++i]?.value;
+      if (setup === null || setup === undefined) return [ask('unprovable-argument', 'timeit -s has no fixed value')];
+      out.push(...text('python', setup, ctx));
+    } else if (/^--setup=/.test(v) || /^-s./.test(v)) out.push(...text('python', v.replace(/^(--setup=|-s)/, ''), ctx));
+    else if (!v.startsWith('-')) out.push(...text('python', v, ctx));
+  }
+  return out;
+}
+
 function text(language: ProgramLanguage, code: string, ctx: InspectContext): Decision[] {
   return inspectProgramText(language, code, ctx.checkPath);
 }
@@ -116,8 +138,16 @@ function unprovable(arg: ShellWord): Inspection {
 }
 
 function scriptProgram(language: ProgramLanguage, script: ShellWord, rest: ShellWord[], ctx: InspectContext): Inspection {
-  const body = readWorkspaceText(script.value!, ctx);
+  const file = script.value!;
+  // node resolves a name like require does (`node hid` runs hid.js, hid/index.js, hid.node): a
+  // name that is not itself a file is not what runs.
+  if (language === 'node' && ctx.checkPath(file).decision === 'allow' && !statSync(path.resolve(ctx.root, file), { throwIfNoEntry: false })?.isFile()) {
+    return { decisions: [ask('program-file', `node resolves ${file} to a file the policy did not read`)], pathArgs: rest };
+  }
+  const body = readWorkspaceText(file, ctx);
   if (typeof body !== 'string') return { decisions: [body], pathArgs: rest };
+  // A zip application (`python3 app.pyz`), bytecode or a native addon carries code the reading cannot see.
+  if (body.includes('\0') || body.includes('\uFFFD')) return { decisions: [ask('program-file', `${file} is not a text program (an archive or compiled code)`)], pathArgs: rest };
   return { decisions: text(language, body, ctx), pathArgs: rest };
 }
 

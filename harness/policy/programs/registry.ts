@@ -1,4 +1,5 @@
 import { inspectAwk } from './awk.js';
+import { inspectDiff } from './diff.js';
 import { inspectFind } from './find.js';
 import { inspectGit } from './git.js';
 import { inspectNode, inspectNpm, inspectPython } from './interpreters.js';
@@ -16,6 +17,7 @@ export const PROGRAM_CHECKS = {
   nawk: inspectAwk,
   xargs: inspectXargs,
   find: inspectFind,
+  diff: inspectDiff,
   git: inspectGit,
   python: inspectPython,
   python3: inspectPython,

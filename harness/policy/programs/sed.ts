@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { ask, deny, type Decision } from '../decision.js';
 import type { ShellWord } from '../shellSyntax.js';
 import type { InspectContext, Inspection, ProgramCheck } from './types.js';
@@ -16,6 +17,7 @@ export const inspectSed: ProgramCheck = (cmd, ctx) => {
   const scripts: string[] = [];
   let explicitScript = false;
   let positional = false;
+  let backupSuffix: string | undefined;
   const args = cmd.args;
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]!;
@@ -45,7 +47,9 @@ export const inspectSed: ProgramCheck = (cmd, ctx) => {
         explicitScript = true;
         const file = value ?? args[++i]?.value ?? null;
         decisions.push(...scriptFile(file, ctx, scripts));
-      } else if (name === '--in-place' || name === '--line-length') continue;
+      } else if (name === '--in-place') {
+        if (value) backupSuffix = value;
+      } else if (name === '--line-length') continue;
       else if (name === '--follow-symlinks') decisions.push(deny('sed-follows-symlinks', 'sed --follow-symlinks edits through links, which may lead out of the workspace'));
       else if (!LONG_FLAGS.has(name)) decisions.push(ask('sed-option', `sed option ${name} is not known to be harmless`));
       continue;
@@ -53,7 +57,11 @@ export const inspectSed: ProgramCheck = (cmd, ctx) => {
     for (let j = 1; j < v.length; j++) {
       const flag = v[j]!;
       if (SIMPLE_FLAGS.has(flag)) continue;
-      if (flag === 'i') break; // -i[SUFFIX]: edits the named files in place, which are path-checked
+      if (flag === 'i') {
+        // -i[SUFFIX]: edits the named files in place (path-checked); the backup goes where SUFFIX says
+        if (j < v.length - 1) backupSuffix = v.slice(j + 1);
+        break;
+      }
       if (flag === 'l') {
         if (j === v.length - 1) i++;
         break;
@@ -73,8 +81,29 @@ export const inspectSed: ProgramCheck = (cmd, ctx) => {
     }
   }
   for (const script of scripts) decisions.push(...sedScript(script, ctx));
+  if (backupSuffix !== undefined) decisions.push(...backupChecks(backupSuffix, pathArgs, ctx));
   return { decisions, pathArgs } satisfies Inspection;
 };
+
+/**
+ * GNU sed's backup name: FILE+SUFFIX, or SUFFIX with each `*` replaced by the file's name — and a
+ * SUFFIX with a `/` puts the backup in another folder (`-i'/tmp/*'` copies every edited file out of
+ * the workspace). Each backup is checked like a path, from the working folder and from the file's.
+ */
+function backupChecks(suffix: string, files: ShellWord[], ctx: InspectContext): Decision[] {
+  if (!suffix.includes('/')) return [];
+  const out: Decision[] = [];
+  for (const file of files) {
+    if (file.value === null) continue;
+    const backup = suffix.includes('*') ? suffix.replaceAll('*', path.basename(file.value)) : `${file.value}${suffix}`;
+    for (const candidate of [backup, path.join(path.dirname(file.value), backup)]) {
+      const decided = ctx.checkPath(candidate);
+      if (decided.decision !== 'allow') out.push({ ...decided, rule: decided.rule, reason: `sed -i backup ${candidate}: ${decided.reason}` });
+    }
+  }
+  if (files.length === 0) out.push(ask('sed-backup', `sed -i${suffix} names a backup folder for files it cannot see`));
+  return out;
+}
 
 function scriptFile(file: string | null, ctx: InspectContext, scripts: string[]): Decision[] {
   if (file === null) return [ask('unprovable-argument', 'sed -f has no fixed value')];
@@ -144,11 +173,11 @@ export function sedScript(script: string, ctx: InspectContext): Decision[] {
       toLineEnd();
       continue;
     }
-    if (!address()) return [ask('sed-unreadable', 'sed script has an unterminated address')];
+    if (!address()) return [...out, ask('sed-unreadable', 'sed script has an unterminated address')];
     if (script[i] === ',') {
       i++;
       if (script[i] === '+' || script[i] === '~') i++;
-      if (!address()) return [ask('sed-unreadable', 'sed script has an unterminated address')];
+      if (!address()) return [...out, ask('sed-unreadable', 'sed script has an unterminated address')];
     }
     while (i < n && /[ \t!]/.test(script[i]!)) i++;
     const c = script[i++];
@@ -176,6 +205,7 @@ export function sedScript(script: string, ctx: InspectContext): Decision[] {
     }
     if (c === 'w' || c === 'W') {
       out.push(deny('sed-writes-file', `sed ${c} writes to a file named in its script`));
+      toLineEnd(); // the file name runs to the end of the line
       continue;
     }
     if (c === 'e') {
@@ -184,8 +214,8 @@ export function sedScript(script: string, ctx: InspectContext): Decision[] {
     }
     if (c === 's' || c === 'y') {
       const delim = script[i++];
-      if (delim === undefined || delim === '\n' || delim === '\\') return [ask('sed-unreadable', `sed ${c} command has no delimiter`)];
-      if (!delimited(delim, c === 's') || !delimited(delim, false)) return [ask('sed-unreadable', `sed ${c} command is unterminated`)];
+      if (delim === undefined || delim === '\n' || delim === '\\') return [...out, ask('sed-unreadable', `sed ${c} command has no delimiter`)];
+      if (!delimited(delim, c === 's') || !delimited(delim, false)) return [...out, ask('sed-unreadable', `sed ${c} command is unterminated`)];
       if (c === 's') {
         while (i < n && /[gpiImM0-9ew]/.test(script[i]!)) {
           const flag = script[i++]!;

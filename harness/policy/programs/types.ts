@@ -9,6 +9,10 @@ export interface InspectContext {
   sandbox: SandboxKind;
   /** Judges a path a program will read or write (inside the workspace, not a secret). */
   checkPath(p: string): Decision;
+  /** Whether the command line names this path more than once (it may write it before the program reads it). */
+  namedElsewhere?(p: string): boolean;
+  /** Workspace symlinks leading out of it below a folder the command names (for programs that follow them). */
+  outwardLinksUnder?(p: string): string[];
   /** Judges a command another program will run (xargs, find -exec). */
   checkCommand(cmd: SimpleCommand): Decision;
 }
@@ -20,6 +24,8 @@ export interface Inspection {
   subcommand?: string;
   /** The arguments that may name files; undefined: every argument may. */
   pathArgs?: ShellWord[];
+  /** The folder the program runs in when it changes it (`git -C DIR`): relative paths are checked from there too. */
+  cwd?: string;
 }
 
 /** Reads a program's arguments the way the program would; never runs anything. */

@@ -1,0 +1,203 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { decideShell, loadPolicy } from '../../harness/index.js';
+import type { SandboxKind } from '../../harness/policy/decision.js';
+import type { Policy } from '../../src/schema/policy.js';
+import { tempDir } from '../helpers/cli.js';
+
+/**
+ * Holes found by attacking the sandbox-aware policy of issue 11 with hand-written inputs, each
+ * closed in the reading or rule that let it through. Every case is decided under both sandboxes.
+ */
+let policy: Policy;
+let ws: string;
+let outside: string;
+
+beforeAll(() => {
+  policy = loadPolicy();
+  ws = realpathSync(tempDir('tracegate-adversarial-'));
+  outside = realpathSync(tempDir('tracegate-outside-'));
+  writeFileSync(path.join(outside, 'credentials'), 'token=secret\n');
+  mkdirSync(path.join(ws, 'src'));
+  mkdirSync(path.join(ws, 'sub'));
+  writeFileSync(path.join(ws, 'src/a.py'), 'print(1)\n');
+  writeFileSync(path.join(ws, 'top.txt'), 'hi\n');
+  writeFileSync(path.join(ws, '.env'), 'TOKEN=x\n');
+  writeFileSync(path.join(ws, 'hid.js'), "require('child_process').execSync('id')\n");
+  // A zip application: deflated, its __main__.py cannot be read from the archive's bytes.
+  writeFileSync(path.join(ws, 'app.pyz'), Buffer.from([0x50, 0x4b, 0x03, 0x04, 0x14, 0x00, 0x00, 0x00, 0x08, 0x00, 0x9c, 0x7d]));
+  // A checked-out repository may carry links out of the workspace one folder down.
+  symlinkSync('/etc/passwd', path.join(ws, 'sub/link'));
+  symlinkSync(outside, path.join(ws, 'sub/home'));
+});
+
+const SANDBOXES: SandboxKind[] = ['process', 'isolated'];
+
+/** [technique, command, the rule expected to stop it]: refused (deny) under both sandboxes. */
+const REFUSED: Array<[string, string, string]> = [
+  // cd: relative paths are read from the folder the command changes into
+  ['cd into a folder, then read its outward link', 'cd sub && cat link', 'path-outside-workspace'],
+  ['cd into a folder, then read through its linked folder', 'cd sub; cat home/credentials', 'path-outside-workspace'],
+  ['cd into a folder, then write through its link', 'cd sub && echo x > link', 'path-outside-workspace'],
+  ['cd into a folder, then glob over its links', 'cd sub && cat *', 'glob-through-symlink'],
+  ['env --chdir= outside, then a relative path', 'env --chdir=/ cat etc/passwd', 'path-outside-workspace'],
+  ['env -CDIR bundled', 'env -C/ cat etc/passwd', 'path-outside-workspace'],
+  ['env -C into a folder, then its outward link', 'env -C sub cat link', 'path-outside-workspace'],
+  ['git -C: paths after it are relative to the folder', 'git -C sub diff --no-index home/credentials src/a.py', 'path-outside-workspace'],
+  // a glob is matched against the workspace: one that matches a secret is refused like the secret's name
+  ['a glob that matches .env', 'head -n 5 .e*', 'secret-path'],
+  ['a bracket glob that matches .env', 'cat .[e]nv', 'secret-path'],
+  ['dot files by glob', 'cat .*', 'secret-path'],
+  // GNU diff follows links it meets while recursing
+  ['diff -r over a folder with an outward link', 'diff -r sub src', 'follows-symlinks'],
+  ['diff -r from a folder cd-ed into', 'cd sub && diff -ru . ../src', 'follows-symlinks'],
+  // a file read out of the repository's objects is a path too
+  ['git show of a committed secret', 'git show HEAD:.env', 'secret-path'],
+  ['git cat-file of a staged secret', 'git cat-file -p :0:.env', 'secret-path'],
+  // sed -i SUFFIX with a `/` writes the backup into another folder
+  ['sed -i backup into an outside folder', "sed -i'/tmp/*' s/hi/ho/ top.txt", 'path-outside-workspace'],
+  ['sed --in-place backup into an outside folder', 'sed --in-place=/tmp/bak/* s/hi/ho/ top.txt', 'path-outside-workspace'],
+  ['sed -ni bundle with a backup folder', "sed -ni'../*' p top.txt", 'path-outside-workspace'],
+  ['sed -i backup through a linked folder', "sed -i'sub/home/*' s/hi/ho/ top.txt", 'path-outside-workspace'],
+  ['sed W with its file name consumed', "sed -n '/x/W /tmp/y' top.txt", 'sed-writes-file'],
+  ['sed w after a line address', "sed -n '1w out.txt' top.txt", 'sed-writes-file'],
+  // git parse-options takes any unambiguous prefix and bundles short flags
+  ['git grep --open-files-in-pager abbreviated', 'git grep --op=id x', 'git-dangerous-option'],
+  ['git grep --open-files-in-pager abbreviated, separate value', 'git grep --open-files id x', 'git-dangerous-option'],
+  ['git grep -O bundled after a flag', "git grep -nO'id' x", 'git-dangerous-option'],
+  ['git diff --ext-diff abbreviated', 'git diff --ext', 'git-dangerous-option'],
+  ['git show --show-signature abbreviated', 'git show --show-sig', 'git-dangerous-option'],
+  ['git log --textconv abbreviated', 'git log -p --textc', 'git-dangerous-option'],
+  ['git cat-file --filters abbreviated', 'git cat-file --filt HEAD:a', 'git-dangerous-option'],
+  // python: spawning reached through another name
+  ['python: spawn function imported under another name', `python3 -c "from os import system as s; s('id')"`, 'inline-spawns-process'],
+  ['python: spawn function from posix', `python3 -c "from posix import system as s; s('id')"`, 'inline-spawns-process'],
+  ['python: _posixsubprocess', 'python3 -c "import _posixsubprocess"', 'inline-spawns-process'],
+  ['python: asyncio subprocess_exec', 'python3 -c "import asyncio; asyncio.get_event_loop().subprocess_exec"', 'inline-spawns-process'],
+  ['python: os.popen2', 'python3 -c "import os; os.popen2"', 'inline-spawns-process'],
+  ['python: pipes module runs shell templates', "python3 -c \"import pipes; pipes.Template().append('id','--')\"", 'inline-spawns-process'],
+  ['python: distutils spawn', "python3 -c \"from distutils.spawn import spawn; spawn(['id'])\"", 'inline-spawns-process'],
+  ['python: _socket', 'python3 -c "import _socket"', 'inline-network'],
+  ['python -m timeit runs its statements', `python3 -m timeit "__import__('os').system('id')"`, 'inline-spawns-process'],
+  ['python -m timeit setup', `python3 -m timeit -s "import subprocess" "subprocess.run('id')"`, 'inline-spawns-process'],
+  // node: child_process named outside require()
+  ['node: createRequire', "node -e \"require('module').createRequire(__filename)('child_process').spawn('id')\"", 'inline-spawns-process'],
+  ['node: process.getBuiltinModule', "node -e \"process.getBuiltinModule('child_process').spawn('id')\"", 'inline-spawns-process'],
+  ['node: dynamic import of child_process', "node -e \"import('child_process').then((m) => m.spawn('id'))\"", 'inline-spawns-process'],
+  ['node: require.call', "node -e \"require.call(null, 'child_process')\"", 'inline-spawns-process'],
+];
+
+/** Code built or reached at run time: sent to approval under both sandboxes (never allowed). */
+const ASKED: Array<[string, string]> = [
+  ['python: builtins.__import__', `python3 -c "import builtins; builtins.__import__('o' + 's')"`],
+  ['python: builtins.exec', `python3 -c "import builtins; builtins.exec('print(1)')"`],
+  ['python: module __dict__', `python3 -c "import os; os.__dict__['sys' + 'tem']('id')"`],
+  ['python: operator.methodcaller', `python3 -c "import os, operator; operator.methodcaller('sys' + 'tem', 'id')(os)"`],
+  ['python: operator.attrgetter', `python3 -c "import operator, os; operator.attrgetter('sys' + 'tem')(os)('id')"`],
+  ['python: timeit runs a string', `python3 -c "import timeit; timeit.timeit('print(1)', number=1)"`],
+  ['python: code.InteractiveInterpreter', `python3 -c "import code; code.InteractiveInterpreter().runsource('print(1)')"`],
+  ['python: pdb.run', `python3 -c "import pdb; pdb.run('print(1)')"`],
+  ['python: cProfile.run', `python3 -c "import cProfile; cProfile.run('print(1)')"`],
+  ['python: sys.modules', `python3 -c "import sys; sys.modules['o' + 's']"`],
+  ['python: breakpoint', 'python3 -c "breakpoint()"'],
+  ['python: __loader__.load_module', `python3 -c "__loader__.load_module('o' + 's')"`],
+  ['python: sqlite load_extension', `python3 -c "import sqlite3; sqlite3.connect(':memory:').load_extension('x')"`],
+  ['python -m trace runs an unread script', 'python3 -m trace --trace src/a.py'],
+  ['python -m pdb runs pdb commands', 'python3 -m pdb -c continue src/a.py'],
+  ['python -m cProfile runs an unread script', 'python3 -m cProfile src/a.py'],
+  ['node: global[...]', `node -e "global['req' + 'uire']('fs')"`],
+  ['node: process[...]', `node -e "process['bind' + 'ing']('fs')"`],
+  ['node: Function via an arrow constructor', `node -e "(() => {}).constructor('return process')()"`],
+  ['node: AsyncFunction constructor', `node -e "Object.getPrototypeOf(async function () {}).constructor('x')"`],
+  ['node: Reflect.apply(require)', `node -e "Reflect.apply(require, null, ['f' + 's'])"`],
+  ['node: require vm', `node -e "require('vm').runInThisContext('1')"`],
+  ['node: require repl', `node -e "require('repl').start()"`],
+  ['node resolves a bare name to a file the policy did not read', 'node hid'],
+  ['python runs a zip application', 'python3 app.pyz'],
+  ['copy into a folder, then run the copy', 'cp hid.js src/ && node src/hid.js'],
+  ['move a file over an existing script through its folder, then run it', 'mv a.py src/ && python3 src/a.py'],
+  ['sed -f /dev/stdin with a here-doc script', "sed -f /dev/stdin top.txt <<'EOF'\ne id\nEOF"],
+  ['awk -f /dev/stdin', "awk -f /dev/stdin top.txt <<'EOF'\nBEGIN { print 1 }\nEOF"],
+  // a program file the same command writes first: what is on disk when the policy reads it proves nothing
+  ['here-doc written to a script, then run', "cat > run.py <<'EOF'\nimport subprocess\nsubprocess.run(['id'])\nEOF\npython3 run.py"],
+  ['echo into a script, then run', `echo 'import os; os.system("id")' > r.py && python3 r.py`],
+  ['sed -i a script, then run it', "sed -i 's/print/exec/' src/a.py && python3 src/a.py"],
+  ['copy over a script, then run it from its folder', 'cp top.txt src/a.py && cd src && python3 a.py'],
+  ['node: write, then run', "echo \"require('child_process')\" > x.js; node x.js"],
+]
+
+/** Look-alikes the fixes must leave allowed (under bubblewrap where interpreters need it). */
+const STILL_ALLOWED: Array<[string, string]> = [
+  ['cd, then a file of that folder', 'cd src && cat a.py'],
+  ['a glob that skips dot files, as bash does', 'cat *.txt'],
+  ['diff -r of folders without outward links', 'diff -r src src'],
+  ['diff -r --no-dereference', 'diff -r --no-dereference sub src'],
+  ['git show of a committed source file', 'git show HEAD:src/a.py'],
+  ['cd, then a glob without outward links', 'cd src && ls *'],
+  ['sed -i with a plain suffix', 'sed -i.bak s/hi/ho/ top.txt'],
+  ['sed -i with a backup folder inside the workspace', "sed -i'src/*.orig' s/hi/ho/ top.txt"],
+  ['git grep -e O searches for O', 'git grep -n -e O x'],
+  ['git grep --text is not --textconv', 'git grep --text x'],
+  ['git rev-list --filter is not --filters', 'git rev-list --objects --filter=blob:none HEAD'],
+  ['git -C an inside folder', 'git -C src log --oneline'],
+  ['python -m timeit of arithmetic', 'python3 -m timeit "sum(range(10))"'],
+  ['python: a here-doc that computes', "python3 - <<'EOF'\nprint(sum(range(10)))\nEOF"],
+  ['python: a workspace script named once', 'python3 src/a.py'],
+  ['python: a computation', 'python3 -c "import math, json; print(json.dumps([math.sqrt(2)]))"'],
+  ['node: a class with a constructor', 'node -e "class A { constructor() { this.x = 1; } }; console.log(new A().x)"'],
+  ['node: reading a workspace file', "node -e \"console.log(require('fs').readFileSync('top.txt', 'utf8'))\""],
+];
+
+describe.each(SANDBOXES)('adversarial inputs under the %s sandbox', (sandbox) => {
+  it.each(REFUSED)('refused: %s', async (_name, command, rule) => {
+    const decision = await decideShell(policy, command, ws, sandbox);
+    expect(decision, `${command} → ${decision.rule}: ${decision.reason}`).toMatchObject({ decision: 'deny', rule });
+  });
+
+  it.each(ASKED)('never allowed: %s', async (_name, command) => {
+    const decision = await decideShell(policy, command, ws, sandbox);
+    expect(decision.decision, `${command} → ${decision.rule}: ${decision.reason}`).not.toBe('allow');
+    if (sandbox === 'isolated') expect(decision.decision).toBe('require_approval');
+  });
+});
+
+describe('look-alikes stay allowed', () => {
+  it.each(STILL_ALLOWED)('%s', async (_name, command) => {
+    const decision = await decideShell(policy, command, ws, 'isolated');
+    expect(decision.decision, `${command} → ${decision.rule}: ${decision.reason}`).toBe('allow');
+  });
+});
+
+describe('the traps behind the fixes are real', () => {
+  it('GNU sed -i with a folder in its suffix copies the file out of the workspace', () => {
+    const dest = realpathSync(tempDir('tracegate-sedbak-'));
+    const r = spawnSync('sed', [`-i${dest}/*`, 's/hi/ho/', 'top.txt'], { cwd: ws, encoding: 'utf8' });
+    expect(r.status, r.stderr).toBe(0);
+    expect(readFileSync(path.join(dest, 'top.txt'), 'utf8')).toBe('hi\n');
+    writeFileSync(path.join(ws, 'top.txt'), 'hi\n');
+  });
+
+  it('GNU diff -r prints the content behind a link it meets while recursing', () => {
+    const dir = realpathSync(tempDir('tracegate-diffr-'));
+    mkdirSync(path.join(dir, 'a'));
+    mkdirSync(path.join(dir, 'b'));
+    writeFileSync(path.join(outside, 'behind-link'), 'BEHIND-THE-LINK\n');
+    symlinkSync(path.join(outside, 'behind-link'), path.join(dir, 'a/f'));
+    writeFileSync(path.join(dir, 'b/f'), 'x\n');
+    expect(spawnSync('diff', ['-r', 'a', 'b'], { cwd: dir, encoding: 'utf8' }).stdout).toContain('BEHIND-THE-LINK');
+  });
+
+  it('git grep accepts an abbreviated --open-files-in-pager and a bundled -O, and runs the program', () => {
+    const repo = realpathSync(tempDir('tracegate-grepo-'));
+    const git = (...args: string[]) => spawnSync('git', args, { cwd: repo, encoding: 'utf8', env: { PATH: '/usr/bin:/bin', HOME: repo, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' } });
+    git('init', '-q', '.');
+    writeFileSync(path.join(repo, 'a.txt'), 'hello\n');
+    git('add', 'a.txt');
+    git('grep', `--op=touch ${repo}/.canary-op`, 'hello');
+    git('grep', `-nOtouch ${repo}/.canary-bundle`, 'hello');
+    expect(existsSync(path.join(repo, '.canary-op'))).toBe(true);
+    expect(existsSync(path.join(repo, '.canary-bundle'))).toBe(true);
+  });
+});
