@@ -1,3 +1,4 @@
+import { TracegateError } from '../../src/schema/runError.js';
 import { existsSync, lstatSync, readdirSync, readlinkSync, type Dirent } from 'node:fs';
 import path from 'node:path';
 import { gitShimDir } from '../git/gitEnv.js';
@@ -16,8 +17,10 @@ const HIDDEN_SYSTEM_DIRS = ['/etc/ssh', '/etc/ssl/private', '/etc/sudoers.d'];
 const MAX_SCANNED = 100_000;
 
 /** The workspace has more entries than the secret scan reads: bubblewrap cannot promise every secret is masked. */
-export class SecretScanError extends Error {
-  readonly code = 'SECRET_SCAN_INCOMPLETE';
+export class SecretScanError extends TracegateError {
+  constructor(message: string) {
+    super('SANDBOX_UNAVAILABLE', message);
+  }
 }
 
 export function bwrapArgs(workspace: string, secretGlobs: readonly string[], maxScanned = MAX_SCANNED): string[] {

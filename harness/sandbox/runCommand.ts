@@ -40,6 +40,8 @@ export function sandboxEnv(workspace: string): Record<string, string> {
     LC_ALL: 'C.UTF-8',
     TERM: 'dumb',
     PWD: workspace,
+    // No __pycache__: a .pyc written in the same second as an edit of the same size would hide the edit.
+    PYTHONDONTWRITEBYTECODE: '1',
   };
 }
 

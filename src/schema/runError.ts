@@ -22,6 +22,8 @@ export const RUN_ERROR_CODES = [
   'AGENT_SPAWN_FAILED',
   /** An MCP server the harness was given could not be started or listed. */
   'MCP_CONNECT',
+  /** Bubblewrap could not promise its isolation for a command (e.g. too many files to mask every secret). */
+  'SANDBOX_UNAVAILABLE',
   'TRACE_INVALID',
   'NO_TRACE',
   /** An external agent's trace records an error of its own (its code is kept in the message). */

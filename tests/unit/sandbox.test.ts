@@ -68,7 +68,7 @@ describe('sandbox: processes', () => {
       expect(result.output).not.toContain('planted-value-123456');
       expect(names).not.toContain('TRACEGATE_TEST_SECRET_TOKEN');
       const git = (n: string) => /^GIT_[A-Z_0-9]+$/.test(n) || n === 'TRACEGATE_WORKSPACE';
-      expect(names.filter((n) => !['PATH', 'HOME', 'LANG', 'LC_ALL', 'TERM', 'PWD', 'SHLVL', '_', 'OLDPWD'].includes(n!) && !git(n!))).toEqual([]);
+      expect(names.filter((n) => !['PATH', 'HOME', 'LANG', 'LC_ALL', 'TERM', 'PWD', 'SHLVL', '_', 'OLDPWD', 'PYTHONDONTWRITEBYTECODE'].includes(n!) && !git(n!))).toEqual([]);
       expect(lines).toContain(`HOME=${result.workspace}`);
     } finally {
       delete process.env['TRACEGATE_TEST_SECRET_TOKEN'];
