@@ -46,10 +46,11 @@ export function createCommandAdapter(options: CommandAdapterOptions): Adapter {
             workspace: ctx.workspace,
             traceFile: input.trace_file,
             traceId: input.trace_id,
-          rootSpanId: trial.rootSpanId,
+            rootSpanId: trial.rootSpanId,
             baseUrl: input.openai_base_url,
             apiKey: input.openai_api_key,
             model: options.modelName,
+            otel: trial.otlp.env,
           },
           options.secrets,
         );
@@ -65,7 +66,7 @@ export function createCommandAdapter(options: CommandAdapterOptions): Adapter {
         if (result.spawnError) throw new AgentSpawnError(`could not start ${options.argv[0]}: ${result.spawnError}`);
         const traffic = trial.channel.close();
         const outcome = result.timedOut ? 'timeout' : result.exitCode === 0 ? 'exited' : 'crash';
-        return assembleTrace({
+        const trace = assembleTrace({
           taskId: task.id,
           epoch: ctx.epoch,
           traceId: input.trace_id,
@@ -88,6 +89,8 @@ export function createCommandAdapter(options: CommandAdapterOptions): Adapter {
           traffic,
           errorPatterns: options.errorPatterns,
         });
+        // Spans the agent exported over OTLP, once late ones have had their grace period.
+        return await trial.otlp.finish(trace);
       } finally {
         await trial.dispose();
       }

@@ -2,6 +2,7 @@ import { accessSync, constants, existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { CaptureProxy } from '../capture/captureProxy.js';
 import { CassetteRecorder, CassetteReplay } from '../capture/cassetteStore.js';
+import { startOtlpReceiver } from '../capture/otlpReceiver.js';
 import type { ErrorPattern } from '../capture/trafficSpans.js';
 import type { Redactor } from '../schema/redact.js';
 import type { ModelInfo } from '../schema/trace.js';
@@ -89,8 +90,14 @@ export async function createAdapter(plan: SystemPlan, deps: AdapterDeps): Promis
   const argv = plan.adapter === 'command' ? anchorCommand(plan.argv, deps.cwd ?? process.cwd(), deps.env) : [];
   const { info, proxy } = externalModel(plan.model, deps.redactor);
   await proxy.start();
+  // One OTLP receiver per run, next to the proxy: spans of instrumented agents join their trial's trace.
+  const otlp = await startOtlpReceiver().catch(async (error: unknown) => {
+    await proxy.close();
+    throw error;
+  });
   const shared = {
     proxy,
+    otlp,
     model: info,
     modelName: plan.model.kind === 'live' ? plan.model.model : null,
     runTimeoutMs: plan.timeoutMs,
@@ -101,5 +108,8 @@ export async function createAdapter(plan: SystemPlan, deps: AdapterDeps): Promis
     plan.adapter === 'command'
       ? createCommandAdapter({ ...shared, argv, passEnv: plan.passEnv, parentEnv: deps.env, secrets: deps.secrets })
       : createHttpAdapter({ ...shared, url: plan.url, headers: plan.headers });
-  return { ...adapter, run: adapter.run.bind(adapter), close: () => proxy.close() };
+  return { ...adapter, run: adapter.run.bind(adapter), close: async () => {
+      await Promise.all([proxy.close(), otlp.close()]);
+    },
+  };
 }

@@ -1,8 +1,9 @@
-import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { CaptureProxy, TrialChannel } from '../capture/captureProxy.js';
+import type { OtlpReceiver } from '../capture/otlpReceiver.js';
+import { otlpTrial, type OtlpTrial } from '../capture/otlpTrial.js';
 import type { ErrorPattern } from '../capture/trafficSpans.js';
 import { AGENT_INPUT_SCHEMA_VERSION, type AgentInput } from '../schema/agentIo.js';
 import type { Task } from '../schema/task.js';
@@ -12,6 +13,8 @@ import type { AdapterRunContext } from './types.js';
 /** What the command and HTTP adapters share: the proxy, the model label, limits and rules. */
 export interface ExternalAgentOptions {
   proxy: CaptureProxy;
+  /** The run's OTLP receiver: spans an instrumented agent exports join its trial's trace. */
+  otlp: OtlpReceiver;
   model: ModelInfo;
   /** --model, passed on as OPENAI_MODEL. */
   modelName: string | null;
@@ -24,6 +27,8 @@ export interface ExternalAgentOptions {
 /** One trial of an external agent: its proxy path, W3C trace id, trace-file path and input. */
 export interface ExternalTrial {
   channel: TrialChannel;
+  /** The trial's trace context and OTLP wiring (its trace id is the input's trace_id). */
+  otlp: OtlpTrial;
   input: AgentInput;
   /** The root span's id (16 hex), chosen up front so TRACEPARENT can name it. */
   rootSpanId: string;
@@ -36,6 +41,7 @@ export async function openExternalTrial(task: Task, ctx: AdapterRunContext, opti
   const limit = task.timeoutMs ?? options.runTimeoutMs;
   const scratch = await mkdtemp(path.join(tmpdir(), 'tracegate-agent-'));
   const channel = options.proxy.openTrial(task.id);
+  const otlp = otlpTrial(options.otlp);
   const input: AgentInput = {
     schema_version: AGENT_INPUT_SCHEMA_VERSION,
     task_id: task.id,
@@ -45,14 +51,17 @@ export async function openExternalTrial(task: Task, ctx: AdapterRunContext, opti
     metadata: task.metadata ?? {},
     workspace: ctx.workspace,
     trace_file: path.join(scratch, 'trace.json'),
-    trace_id: randomBytes(16).toString('hex'),
+    trace_id: otlp.traceId,
     openai_base_url: channel.baseUrl,
     openai_api_key: channel.apiKey,
+    traceparent: otlp.traceparent,
+    otlp_endpoint: otlp.endpoint,
   };
   return {
     channel,
+    otlp,
     input,
-    rootSpanId: randomBytes(8).toString('hex'),
+    rootSpanId: otlp.rootSpanId,
     agentTimeoutMs: Math.max(1, limit - Math.min(2_000, Math.max(250, Math.floor(limit * 0.2)))),
     dispose: async () => {
       channel.close();

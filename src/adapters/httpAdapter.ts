@@ -73,8 +73,7 @@ export function createHttpAdapter(options: HttpAdapterOptions): Adapter {
       let outcome: AgentOutcome = 'exited';
       try {
         try {
-          const traceparent = `00-${trial.input.trace_id}-${trial.rootSpanId}-01`;
-          answer = await post(options.url, { ...options.headers, traceparent }, JSON.stringify(trial.input), signal);
+          answer = await post(options.url, { ...options.headers, traceparent: trial.otlp.traceparent }, JSON.stringify(trial.input), signal);
         } catch (error) {
           ctx.signal.throwIfAborted();
           if (!timeout.aborted) throw error;
@@ -89,7 +88,7 @@ export function createHttpAdapter(options: HttpAdapterOptions): Adapter {
           ...(outcome === 'timeout' ? { [AGENT_ATTR.problem]: `no answer within ${trial.agentTimeoutMs} ms` } : {}),
           ...(outcome === 'crash' ? { [AGENT_ATTR.problem]: `HTTP ${answer!.status}`, [AGENT_ATTR.stderrTail]: answer!.body.slice(0, 4000) } : {}),
         };
-        return assembleTrace({
+        const trace = assembleTrace({
           taskId: task.id,
           epoch: ctx.epoch,
           traceId: trial.input.trace_id,
@@ -104,6 +103,7 @@ export function createHttpAdapter(options: HttpAdapterOptions): Adapter {
           traffic,
           errorPatterns: options.errorPatterns,
         });
+        return await trial.otlp.finish(trace);
       } finally {
         await trial.dispose();
       }
