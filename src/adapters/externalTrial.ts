@@ -40,7 +40,11 @@ export interface ExternalTrial {
 export async function openExternalTrial(task: Task, ctx: AdapterRunContext, options: ExternalAgentOptions): Promise<ExternalTrial> {
   const limit = task.timeoutMs ?? options.runTimeoutMs;
   const scratch = await mkdtemp(path.join(tmpdir(), 'tracegate-agent-'));
-  const channel = options.proxy.openTrial(task.id);
+  const agentTimeoutMs = Math.max(1, limit - Math.min(2_000, Math.max(250, Math.floor(limit * 0.2))));
+  // The proxy retries provider faults until a little before the agent's own limit, so an outage is
+  // the trial's PROVIDER_ERROR (an error), not the agent's timeout (a failure).
+  const providerDeadline = Math.min(ctx.deadline, Date.now() + agentTimeoutMs - Math.min(1_000, Math.floor(agentTimeoutMs * 0.1)));
+  const channel = options.proxy.openTrial(task.id, { deadline: providerDeadline, park: ctx.park });
   const otlp = otlpTrial(options.otlp);
   const input: AgentInput = {
     schema_version: AGENT_INPUT_SCHEMA_VERSION,
@@ -62,7 +66,7 @@ export async function openExternalTrial(task: Task, ctx: AdapterRunContext, opti
     otlp,
     input,
     rootSpanId: otlp.rootSpanId,
-    agentTimeoutMs: Math.max(1, limit - Math.min(2_000, Math.max(250, Math.floor(limit * 0.2)))),
+    agentTimeoutMs,
     dispose: async () => {
       channel.close();
       await rm(scratch, { recursive: true, force: true }).catch(() => undefined);
