@@ -104,6 +104,7 @@ export async function createAdapter(plan: SystemPlan, deps: AdapterDeps): Promis
     runTimeoutMs: plan.timeoutMs,
     defaultMaxSteps: plan.maxSteps,
     errorPatterns: deps.errorPatterns ?? [],
+    redactor: deps.redactor,
   };
   const adapter =
     plan.adapter === 'command'

@@ -5,6 +5,7 @@ import type { CaptureProxy, TrialChannel } from '../capture/captureProxy.js';
 import type { OtlpReceiver } from '../capture/otlpReceiver.js';
 import { otlpTrial, type OtlpTrial } from '../capture/otlpTrial.js';
 import type { ErrorPattern } from '../capture/trafficSpans.js';
+import type { Redactor } from '../schema/redact.js';
 import { AGENT_INPUT_SCHEMA_VERSION, type AgentInput } from '../schema/agentIo.js';
 import type { Task } from '../schema/task.js';
 import type { ModelInfo } from '../schema/trace.js';
@@ -22,6 +23,8 @@ export interface ExternalAgentOptions {
   runTimeoutMs: number;
   defaultMaxSteps: number;
   errorPatterns: ErrorPattern[];
+  /** Redacts evidence before it is cut (previews, stderr tails). */
+  redactor: Redactor;
 }
 
 /** One trial of an external agent: its proxy path, W3C trace id, trace-file path and input. */

@@ -52,7 +52,10 @@ async function post(url: string, headers: Record<string, string>, body: string, 
       continue;
     }
     const bytes = Buffer.from(await response.arrayBuffer());
-    return { status: response.status, body: bytes.subarray(0, RESPONSE_CAP_BYTES).toString('utf8'), truncated: bytes.length > RESPONSE_CAP_BYTES };
+    const truncated = bytes.length > RESPONSE_CAP_BYTES;
+    const kept = bytes.subarray(0, RESPONSE_CAP_BYTES).toString('utf8');
+    // A cut body loses its last, possibly partial, token: no half secret for redaction to miss.
+    return { status: response.status, body: truncated ? kept.replace(/\S+$/, '') : kept, truncated };
   }
   throw new AgentUnreachableError(`${url}: no answer after ${HTTP_AGENT_RETRIES + 1} attempts: ${lastError}`);
 }
@@ -86,7 +89,7 @@ export function createHttpAdapter(options: HttpAdapterOptions): Adapter {
           [AGENT_ATTR.stdoutBytes]: answer?.body.length ?? 0,
           [AGENT_ATTR.stdoutTruncated]: answer?.truncated ?? false,
           ...(outcome === 'timeout' ? { [AGENT_ATTR.problem]: `no answer within ${trial.agentTimeoutMs} ms` } : {}),
-          ...(outcome === 'crash' ? { [AGENT_ATTR.problem]: `HTTP ${answer!.status}`, [AGENT_ATTR.stderrTail]: answer!.body.slice(0, 4000) } : {}),
+          ...(outcome === 'crash' ? { [AGENT_ATTR.problem]: `HTTP ${answer!.status}`, [AGENT_ATTR.stderrTail]: options.redactor.preview(answer!.body, 4000) } : {}),
         };
         const trace = assembleTrace({
           taskId: task.id,
@@ -102,6 +105,7 @@ export function createHttpAdapter(options: HttpAdapterOptions): Adapter {
           traceFile: readTraceFile(trial.input.trace_file),
           traffic,
           errorPatterns: options.errorPatterns,
+          preview: options.redactor.preview,
         });
         return await trial.otlp.finish(trace);
       } finally {

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { z } from 'zod';
 import { AGENT_RUN_ERROR } from '../adapters/runErrorCodes.js';
 import { ChatMessagesSchema, describeIssues } from '../schema/agentIo.js';
+import { cutAtToken } from '../schema/redact.js';
 import { requestHash } from '../schema/requestKey.js';
 import { ChunkAccumulator, completionBody, replyFromCompletion, SseParser, sseBody, type ChatReply } from './chatReply.js';
 import type { CassetteRecorder, CassetteReplay } from './cassetteStore.js';
@@ -191,7 +192,7 @@ export class CaptureProxy {
         // one that outlasted it threw ProviderFaultError (PROVIDER_ERROR, below).
         const text = await response.text();
         // A 4xx is the agent's own request being refused: pass it on and let the agent deal with it.
-        exchange.error = `upstream answered HTTP ${response.status}: ${text.slice(0, 300)}`;
+        exchange.error = `upstream answered HTTP ${response.status}: ${cutAtToken(text, 300)}`;
         res.writeHead(response.status, { 'content-type': response.headers.get('content-type') ?? 'application/json' }).end(text);
         return;
       }
