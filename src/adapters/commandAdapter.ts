@@ -95,7 +95,7 @@ export function createCommandAdapter(options: CommandAdapterOptions): Adapter {
           preview: options.redactor.preview,
         });
         // Spans the agent exported over OTLP, once late ones have had their grace period.
-        return await trial.otlp.finish(trace);
+        return await trial.joinSpans(trace);
       } finally {
         await trial.dispose();
       }

@@ -8,7 +8,8 @@ import type { ErrorPattern } from '../capture/trafficSpans.js';
 import type { Redactor } from '../schema/redact.js';
 import { AGENT_INPUT_SCHEMA_VERSION, type AgentInput } from '../schema/agentIo.js';
 import type { Task } from '../schema/task.js';
-import type { ModelInfo } from '../schema/trace.js';
+import type { ModelInfo, Trace } from '../schema/trace.js';
+import { OTLP_GRACE_MS } from '../capture/otlpReceiver.js';
 import type { AdapterRunContext } from './types.js';
 
 /** What the command and HTTP adapters share: the proxy, the model label, limits and rules. */
@@ -37,6 +38,8 @@ export interface ExternalTrial {
   rootSpanId: string;
   /** The agent's own limit: a little under the orchestrator's, so a hang is the agent's failure, not a run error. */
   agentTimeoutMs: number;
+  /** Merges the spans the agent exported over OTLP into its trace, waiting for late ones within the task's time limit. */
+  joinSpans(trace: Trace): Promise<Trace>;
   dispose(): Promise<void>;
 }
 
@@ -70,6 +73,8 @@ export async function openExternalTrial(task: Task, ctx: AdapterRunContext, opti
     input,
     rootSpanId: otlp.rootSpanId,
     agentTimeoutMs,
+    // settle waits at most 5 × its grace: keep that inside what is left of the task's limit.
+    joinSpans: (trace) => otlp.finish(trace, Math.max(0, Math.min(OTLP_GRACE_MS, (ctx.deadline - Date.now() - 100) / 5))),
     dispose: async () => {
       channel.close();
       await rm(scratch, { recursive: true, force: true }).catch(() => undefined);

@@ -107,7 +107,7 @@ export function createHttpAdapter(options: HttpAdapterOptions): Adapter {
           errorPatterns: options.errorPatterns,
           preview: options.redactor.preview,
         });
-        return await trial.otlp.finish(trace);
+        return await trial.joinSpans(trace);
       } finally {
         await trial.dispose();
       }
