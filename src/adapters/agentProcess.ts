@@ -23,6 +23,8 @@ export interface AgentProcessResult {
   stdoutBytes: number;
   stdoutTruncated: boolean;
   stderrTail: string;
+  /** The tail lost the start of stderr (its first line may begin mid-token). */
+  stderrTruncated: boolean;
   started: string;
   ended: string;
 }
@@ -65,6 +67,7 @@ export function runAgentProcess(spec: AgentProcessSpec): Promise<AgentProcessRes
     let stdout = Buffer.alloc(0);
     let stdoutBytes = 0;
     let stderr = Buffer.alloc(0);
+    let stderrTruncated = false;
     let timedOut = false;
     let exit: { code: number | null; signal: string | null } | null = null;
     let spawnError: string | null = null;
@@ -82,10 +85,12 @@ export function runAgentProcess(spec: AgentProcessSpec): Promise<AgentProcessRes
         signal: exit?.signal ?? null,
         timedOut,
         spawnError,
-        stdout: stdout.subarray(0, keep).toString('utf8'),
+        // A cut answer loses its last, possibly partial, token: no half secret for redaction to miss.
+        stdout: stdoutBytes > STDOUT_CAP_BYTES ? stdout.subarray(0, keep).toString('utf8').replace(/\S+$/, '') : stdout.subarray(0, keep).toString('utf8'),
         stdoutBytes,
         stdoutTruncated: stdoutBytes > STDOUT_CAP_BYTES,
         stderrTail: stderr.toString('utf8'),
+        stderrTruncated,
         started,
         ended: new Date().toISOString(),
       });
@@ -108,7 +113,10 @@ export function runAgentProcess(spec: AgentProcessSpec): Promise<AgentProcessRes
     });
     child.stderr.on('data', (chunk: Buffer) => {
       stderr = Buffer.concat([stderr, chunk]);
-      if (stderr.length > STDERR_TAIL_BYTES) stderr = stderr.subarray(stderr.length - STDERR_TAIL_BYTES);
+      if (stderr.length > STDERR_TAIL_BYTES) {
+        stderr = stderr.subarray(stderr.length - STDERR_TAIL_BYTES);
+        stderrTruncated = true;
+      }
     });
     child.stdin.on('error', () => undefined); // an agent that never reads its input closes the pipe early
     child.stdin.end(spec.stdin);

@@ -5,6 +5,7 @@ import type { Trace } from '../schema/trace.js';
 import { readTraceFile, parseAgentOutput } from './agentOutput.js';
 import { runAgentProcess } from './agentProcess.js';
 import { assembleTrace } from './assembleTrace.js';
+import { redactedTail } from './redactedTail.js';
 import { openExternalTrial, type ExternalAgentOptions } from './externalTrial.js';
 import { AGENT_RUN_ERROR } from './runErrorCodes.js';
 import { trialEnvironment } from './trialEnvironment.js';
@@ -18,6 +19,9 @@ export interface CommandAdapterOptions extends ExternalAgentOptions {
   /** Values that must never reach the agent (the upstream key). */
   secrets: string[];
 }
+
+/** How much of the agent's stderr tail the root span keeps as evidence. */
+export const STDERR_TAIL_CHARS = 4000;
 
 export class AgentSpawnError extends TracegateError {
   constructor(message: string) {
@@ -46,10 +50,11 @@ export function createCommandAdapter(options: CommandAdapterOptions): Adapter {
             workspace: ctx.workspace,
             traceFile: input.trace_file,
             traceId: input.trace_id,
-          rootSpanId: trial.rootSpanId,
+            rootSpanId: trial.rootSpanId,
             baseUrl: input.openai_base_url,
             apiKey: input.openai_api_key,
             model: options.modelName,
+            otel: trial.otlp.env,
           },
           options.secrets,
         );
@@ -65,7 +70,7 @@ export function createCommandAdapter(options: CommandAdapterOptions): Adapter {
         if (result.spawnError) throw new AgentSpawnError(`could not start ${options.argv[0]}: ${result.spawnError}`);
         const traffic = trial.channel.close();
         const outcome = result.timedOut ? 'timeout' : result.exitCode === 0 ? 'exited' : 'crash';
-        return assembleTrace({
+        const trace = assembleTrace({
           taskId: task.id,
           epoch: ctx.epoch,
           traceId: input.trace_id,
@@ -77,7 +82,7 @@ export function createCommandAdapter(options: CommandAdapterOptions): Adapter {
           ending: {
             [AGENT_ATTR.exitCode]: result.exitCode,
             [AGENT_ATTR.signal]: result.signal,
-            [AGENT_ATTR.stderrTail]: result.stderrTail.slice(-4000),
+            [AGENT_ATTR.stderrTail]: redactedTail(options.redactor, result.stderrTail, STDERR_TAIL_CHARS, result.stderrTruncated),
             [AGENT_ATTR.stdoutBytes]: result.stdoutBytes,
             [AGENT_ATTR.stdoutTruncated]: result.stdoutTruncated,
             ...(outcome === 'timeout' ? { [AGENT_ATTR.problem]: `killed after ${trial.agentTimeoutMs} ms` } : {}),
@@ -87,7 +92,10 @@ export function createCommandAdapter(options: CommandAdapterOptions): Adapter {
           traceFile: readTraceFile(input.trace_file),
           traffic,
           errorPatterns: options.errorPatterns,
+          preview: options.redactor.preview,
         });
+        // Spans the agent exported over OTLP, once late ones have had their grace period.
+        return await trial.joinSpans(trace);
       } finally {
         await trial.dispose();
       }

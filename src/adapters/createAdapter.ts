@@ -2,7 +2,9 @@ import { accessSync, constants, existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { CaptureProxy } from '../capture/captureProxy.js';
 import { CassetteRecorder, CassetteReplay } from '../capture/cassetteStore.js';
+import { startOtlpReceiver } from '../capture/otlpReceiver.js';
 import type { ErrorPattern } from '../capture/trafficSpans.js';
+import { EndpointLimiter } from '../provider/index.js';
 import type { Redactor } from '../schema/redact.js';
 import type { ModelInfo } from '../schema/trace.js';
 import { createCommandAdapter } from './commandAdapter.js';
@@ -50,7 +52,7 @@ export function anchorCommand(argv: string[], cwd: string, env: NodeJS.ProcessEn
   return out;
 }
 
-function externalModel(plan: ModelPlan, redactor: Redactor): { info: ModelInfo; proxy: CaptureProxy } {
+function externalModel(plan: ModelPlan, redactor: Redactor, concurrency: number): { info: ModelInfo; proxy: CaptureProxy } {
   if (plan.kind === 'cassettes') {
     if (!existsSync(plan.dir)) throw new AdapterConfigError(`--cassettes ${plan.dir}: folder not found`);
     const replay = new CassetteReplay(plan.dir);
@@ -63,7 +65,7 @@ function externalModel(plan: ModelPlan, redactor: Redactor): { info: ModelInfo; 
   const recorder = plan.record ? new CassetteRecorder(plan.record, baseUrl, redactor) : null;
   return {
     info: { provider: 'openai', mode: plan.record ? 'recording' : 'live', model: plan.model ?? 'chosen by the agent', base_url: baseUrl },
-    proxy: new CaptureProxy({ upstream: { baseUrl, apiKey: plan.apiKey ?? null }, replay: null, recorder }),
+    proxy: new CaptureProxy({ upstream: { baseUrl, apiKey: plan.apiKey ?? null }, replay: null, recorder, limiter: new EndpointLimiter({ max: Math.max(1, concurrency) }) }),
   };
 }
 
@@ -87,19 +89,29 @@ export async function createAdapter(plan: SystemPlan, deps: AdapterDeps): Promis
     });
   }
   const argv = plan.adapter === 'command' ? anchorCommand(plan.argv, deps.cwd ?? process.cwd(), deps.env) : [];
-  const { info, proxy } = externalModel(plan.model, deps.redactor);
+  const { info, proxy } = externalModel(plan.model, deps.redactor, deps.concurrency ?? 4);
   await proxy.start();
+  // One OTLP receiver per run, next to the proxy: spans of instrumented agents join their trial's trace.
+  const otlp = await startOtlpReceiver().catch(async (error: unknown) => {
+    await proxy.close();
+    throw error;
+  });
   const shared = {
     proxy,
+    otlp,
     model: info,
     modelName: plan.model.kind === 'live' ? plan.model.model : null,
     runTimeoutMs: plan.timeoutMs,
     defaultMaxSteps: plan.maxSteps,
     errorPatterns: deps.errorPatterns ?? [],
+    redactor: deps.redactor,
   };
   const adapter =
     plan.adapter === 'command'
       ? createCommandAdapter({ ...shared, argv, passEnv: plan.passEnv, parentEnv: deps.env, secrets: deps.secrets })
       : createHttpAdapter({ ...shared, url: plan.url, headers: plan.headers });
-  return { ...adapter, run: adapter.run.bind(adapter), close: () => proxy.close() };
+  return { ...adapter, run: adapter.run.bind(adapter), close: async () => {
+      await Promise.all([proxy.close(), otlp.close()]);
+    },
+  };
 }

@@ -1,17 +1,22 @@
-import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { CaptureProxy, TrialChannel } from '../capture/captureProxy.js';
+import type { OtlpReceiver } from '../capture/otlpReceiver.js';
+import { otlpTrial, type OtlpTrial } from '../capture/otlpTrial.js';
 import type { ErrorPattern } from '../capture/trafficSpans.js';
+import type { Redactor } from '../schema/redact.js';
 import { AGENT_INPUT_SCHEMA_VERSION, type AgentInput } from '../schema/agentIo.js';
 import type { Task } from '../schema/task.js';
-import type { ModelInfo } from '../schema/trace.js';
+import type { ModelInfo, Trace } from '../schema/trace.js';
+import { OTLP_GRACE_MS } from '../capture/otlpReceiver.js';
 import type { AdapterRunContext } from './types.js';
 
 /** What the command and HTTP adapters share: the proxy, the model label, limits and rules. */
 export interface ExternalAgentOptions {
   proxy: CaptureProxy;
+  /** The run's OTLP receiver: spans an instrumented agent exports join its trial's trace. */
+  otlp: OtlpReceiver;
   model: ModelInfo;
   /** --model, passed on as OPENAI_MODEL. */
   modelName: string | null;
@@ -19,23 +24,34 @@ export interface ExternalAgentOptions {
   runTimeoutMs: number;
   defaultMaxSteps: number;
   errorPatterns: ErrorPattern[];
+  /** Redacts evidence before it is cut (previews, stderr tails). */
+  redactor: Redactor;
 }
 
 /** One trial of an external agent: its proxy path, W3C trace id, trace-file path and input. */
 export interface ExternalTrial {
   channel: TrialChannel;
+  /** The trial's trace context and OTLP wiring (its trace id is the input's trace_id). */
+  otlp: OtlpTrial;
   input: AgentInput;
   /** The root span's id (16 hex), chosen up front so TRACEPARENT can name it. */
   rootSpanId: string;
   /** The agent's own limit: a little under the orchestrator's, so a hang is the agent's failure, not a run error. */
   agentTimeoutMs: number;
+  /** Merges the spans the agent exported over OTLP into its trace, waiting for late ones within the task's time limit. */
+  joinSpans(trace: Trace): Promise<Trace>;
   dispose(): Promise<void>;
 }
 
 export async function openExternalTrial(task: Task, ctx: AdapterRunContext, options: ExternalAgentOptions): Promise<ExternalTrial> {
   const limit = task.timeoutMs ?? options.runTimeoutMs;
   const scratch = await mkdtemp(path.join(tmpdir(), 'tracegate-agent-'));
-  const channel = options.proxy.openTrial(task.id);
+  const agentTimeoutMs = Math.max(1, limit - Math.min(2_000, Math.max(250, Math.floor(limit * 0.2))));
+  // The proxy retries provider faults until a little before the agent's own limit, so an outage is
+  // the trial's PROVIDER_ERROR (an error), not the agent's timeout (a failure).
+  const providerDeadline = Math.min(ctx.deadline, Date.now() + agentTimeoutMs - Math.min(1_000, Math.floor(agentTimeoutMs * 0.1)));
+  const channel = options.proxy.openTrial(task.id, { deadline: providerDeadline, park: ctx.park });
+  const otlp = otlpTrial(options.otlp);
   const input: AgentInput = {
     schema_version: AGENT_INPUT_SCHEMA_VERSION,
     task_id: task.id,
@@ -45,15 +61,20 @@ export async function openExternalTrial(task: Task, ctx: AdapterRunContext, opti
     metadata: task.metadata ?? {},
     workspace: ctx.workspace,
     trace_file: path.join(scratch, 'trace.json'),
-    trace_id: randomBytes(16).toString('hex'),
+    trace_id: otlp.traceId,
     openai_base_url: channel.baseUrl,
     openai_api_key: channel.apiKey,
+    traceparent: otlp.traceparent,
+    otlp_endpoint: otlp.endpoint,
   };
   return {
     channel,
+    otlp,
     input,
-    rootSpanId: randomBytes(8).toString('hex'),
-    agentTimeoutMs: Math.max(1, limit - Math.min(2_000, Math.max(250, Math.floor(limit * 0.2)))),
+    rootSpanId: otlp.rootSpanId,
+    agentTimeoutMs,
+    // settle waits at most 5 × its grace: keep that inside what is left of the task's limit.
+    joinSpans: (trace) => otlp.finish(trace, Math.max(0, Math.min(OTLP_GRACE_MS, (ctx.deadline - Date.now() - 100) / 5))),
     dispose: async () => {
       channel.close();
       await rm(scratch, { recursive: true, force: true }).catch(() => undefined);

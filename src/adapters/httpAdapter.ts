@@ -52,7 +52,10 @@ async function post(url: string, headers: Record<string, string>, body: string, 
       continue;
     }
     const bytes = Buffer.from(await response.arrayBuffer());
-    return { status: response.status, body: bytes.subarray(0, RESPONSE_CAP_BYTES).toString('utf8'), truncated: bytes.length > RESPONSE_CAP_BYTES };
+    const truncated = bytes.length > RESPONSE_CAP_BYTES;
+    const kept = bytes.subarray(0, RESPONSE_CAP_BYTES).toString('utf8');
+    // A cut body loses its last, possibly partial, token: no half secret for redaction to miss.
+    return { status: response.status, body: truncated ? kept.replace(/\S+$/, '') : kept, truncated };
   }
   throw new AgentUnreachableError(`${url}: no answer after ${HTTP_AGENT_RETRIES + 1} attempts: ${lastError}`);
 }
@@ -73,8 +76,7 @@ export function createHttpAdapter(options: HttpAdapterOptions): Adapter {
       let outcome: AgentOutcome = 'exited';
       try {
         try {
-          const traceparent = `00-${trial.input.trace_id}-${trial.rootSpanId}-01`;
-          answer = await post(options.url, { ...options.headers, traceparent }, JSON.stringify(trial.input), signal);
+          answer = await post(options.url, { ...options.headers, traceparent: trial.otlp.traceparent }, JSON.stringify(trial.input), signal);
         } catch (error) {
           ctx.signal.throwIfAborted();
           if (!timeout.aborted) throw error;
@@ -87,9 +89,9 @@ export function createHttpAdapter(options: HttpAdapterOptions): Adapter {
           [AGENT_ATTR.stdoutBytes]: answer?.body.length ?? 0,
           [AGENT_ATTR.stdoutTruncated]: answer?.truncated ?? false,
           ...(outcome === 'timeout' ? { [AGENT_ATTR.problem]: `no answer within ${trial.agentTimeoutMs} ms` } : {}),
-          ...(outcome === 'crash' ? { [AGENT_ATTR.problem]: `HTTP ${answer!.status}`, [AGENT_ATTR.stderrTail]: answer!.body.slice(0, 4000) } : {}),
+          ...(outcome === 'crash' ? { [AGENT_ATTR.problem]: `HTTP ${answer!.status}`, [AGENT_ATTR.stderrTail]: options.redactor.preview(answer!.body, 4000) } : {}),
         };
-        return assembleTrace({
+        const trace = assembleTrace({
           taskId: task.id,
           epoch: ctx.epoch,
           traceId: trial.input.trace_id,
@@ -103,7 +105,9 @@ export function createHttpAdapter(options: HttpAdapterOptions): Adapter {
           traceFile: readTraceFile(trial.input.trace_file),
           traffic,
           errorPatterns: options.errorPatterns,
+          preview: options.redactor.preview,
         });
+        return await trial.joinSpans(trace);
       } finally {
         await trial.dispose();
       }

@@ -18,6 +18,8 @@ export interface TrialFacts {
   apiKey: string;
   /** The model named on the command line, if any, for agents that read OPENAI_MODEL. */
   model: string | null;
+  /** OpenTelemetry exporter settings of the trial (OTEL_EXPORTER_OTLP_ENDPOINT, ...), from otlpTrial. */
+  otel?: Record<string, string>;
 }
 
 /**
@@ -35,7 +37,7 @@ export function trialEnvironment(
     const value = parent[name];
     if (value !== undefined && !secrets.some((s) => s && value.includes(s))) env[name] = value;
   }
-  Object.assign(env, {
+  Object.assign(env, facts.otel ?? {}, {
     TRACEGATE: '1',
     TRACEGATE_TASK_ID: facts.taskId,
     TRACEGATE_EPOCH: String(facts.epoch),

@@ -4,11 +4,13 @@ import type { AddressInfo } from 'node:net';
 import { z } from 'zod';
 import { AGENT_RUN_ERROR } from '../adapters/runErrorCodes.js';
 import { ChatMessagesSchema, describeIssues } from '../schema/agentIo.js';
+import { cutAtToken } from '../schema/redact.js';
 import { requestHash } from '../schema/requestKey.js';
 import { ChunkAccumulator, completionBody, replyFromCompletion, SseParser, sseBody, type ChatReply } from './chatReply.js';
 import type { CassetteRecorder, CassetteReplay } from './cassetteStore.js';
 import type { Exchange, TrialTraffic } from './exchange.js';
-import { forwardUpstream, type Upstream } from './upstream.js';
+import { forwardUpstream, type Upstream, type UpstreamBudget } from './upstream.js';
+import type { EndpointLimiter } from '../provider/index.js';
 
 const MAX_REQUEST_BYTES = 32 * 1024 * 1024;
 
@@ -26,7 +28,12 @@ export interface CaptureProxyOptions {
   upstream: Upstream | null;
   replay: CassetteReplay | null;
   recorder: CassetteRecorder | null;
+  /** Adaptive concurrency for the upstream endpoint (the run's -j as its ceiling). */
+  limiter?: EndpointLimiter | undefined;
 }
+
+/** A trial's budget when its adapter names none. */
+export const DEFAULT_TRIAL_BUDGET_MS = 120_000;
 
 /** One trial's view of the proxy: its own base URL and dummy key, and the traffic seen on them. */
 export interface TrialChannel {
@@ -42,6 +49,7 @@ interface TrialState extends TrialTraffic {
   calls: number;
   open: boolean;
   controller: AbortController;
+  budget: UpstreamBudget;
 }
 
 /**
@@ -75,7 +83,8 @@ export class CaptureProxy {
     await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
   }
 
-  openTrial(taskId: string): TrialChannel {
+  /** `budget`: the trial's deadline (and park): upstream faults are retried until then. */
+  openTrial(taskId: string, budget: Omit<UpstreamBudget, 'limiter'> = { deadline: Date.now() + DEFAULT_TRIAL_BUDGET_MS }): TrialChannel {
     const token = randomBytes(12).toString('hex');
     const state: TrialState = {
       taskId,
@@ -85,6 +94,7 @@ export class CaptureProxy {
       exchanges: [],
       runError: null,
       controller: new AbortController(),
+      budget: { ...budget, limiter: this.options.limiter },
     };
     this.trials.set(token, state);
     return {
@@ -117,7 +127,7 @@ export class CaptureProxy {
     const { upstream, replay } = this.options;
     if (upstream) {
       try {
-        const response = await forwardUpstream(upstream, '/models', { method: 'GET', signal: trial.controller.signal });
+        const response = await forwardUpstream(upstream, '/models', { method: 'GET', signal: trial.controller.signal }, trial.budget);
         res.writeHead(response.status, { 'content-type': response.headers.get('content-type') ?? 'application/json' });
         res.end(Buffer.from(await response.arrayBuffer()));
       } catch (error) {
@@ -176,14 +186,13 @@ export class CaptureProxy {
         return fail(AGENT_RUN_ERROR.NO_MODEL, 'the agent called a model, but this run has none: pass --base-url URL (or OPENAI_BASE_URL) for a live endpoint, or --cassettes DIR to replay');
       }
       exchange.source = 'live';
-      const response = await forwardUpstream(upstream, '/chat/completions', { method: 'POST', body: raw, signal: trial.controller.signal });
+      const response = await forwardUpstream(upstream, '/chat/completions', { method: 'POST', body: raw, signal: trial.controller.signal, stream: parsed.stream === true }, trial.budget);
       if (!response.ok) {
+        // Provider faults (429, 5xx, hangs, resets) were retried within the trial's budget, and
+        // one that outlasted it threw ProviderFaultError (PROVIDER_ERROR, below).
         const text = await response.text();
-        if (response.status >= 500 || response.status === 429 || response.status === 408) {
-          return fail(AGENT_RUN_ERROR.PROVIDER_ERROR, `upstream answered HTTP ${response.status} after retries: ${text.slice(0, 300)}`);
-        }
         // A 4xx is the agent's own request being refused: pass it on and let the agent deal with it.
-        exchange.error = `upstream answered HTTP ${response.status}: ${text.slice(0, 300)}`;
+        exchange.error = `upstream answered HTTP ${response.status}: ${cutAtToken(text, 300)}`;
         res.writeHead(response.status, { 'content-type': response.headers.get('content-type') ?? 'application/json' }).end(text);
         return;
       }

@@ -44,5 +44,12 @@ export function mergeSpans(trace: Trace, incoming: Span[]): Trace {
     const step = span.kind === SPAN_KIND.llm ? models.indexOf(span) + 1 : Math.max(1, before.length > 0 ? (attr(before.at(-1)!, 'step') ?? before.length) : 1);
     span.attributes['step'] = step;
   }
-  return { ...trace, spans };
+  // Model calls only the agent's instrumentation saw (none went through the proxy) add their tokens.
+  const usage = { ...trace.usage };
+  for (const span of added.filter((s) => s.kind === SPAN_KIND.llm)) {
+    usage.input_tokens += attr(span, 'inputTokens') ?? 0;
+    usage.output_tokens += attr(span, 'outputTokens') ?? 0;
+  }
+  usage.total_tokens = usage.input_tokens + usage.output_tokens;
+  return { ...trace, usage, spans };
 }

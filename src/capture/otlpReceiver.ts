@@ -11,9 +11,12 @@ import { decodeOtlpProtobuf } from './otlpProto.js';
 
 /**
  * How long a run waits after a trial ends for spans still on their way (an exporter's batch
- * timer, a slow flush). Waiting stops early once that long has passed with nothing new.
+ * timer, a slow flush) when none of that trial's spans has come yet. Once some have, waiting stops
+ * after OTLP_QUIET_MS with nothing new. A run whose agents never export anything does not wait.
  */
 export const OTLP_GRACE_MS = 1000;
+/** Spans of a trace have arrived and then none for this long: the trace is complete. */
+export const OTLP_QUIET_MS = 250;
 /** Largest OTLP request body accepted (after decompression); bigger ones get 413. */
 export const OTLP_MAX_BODY_BYTES = 16 * 1024 * 1024;
 
@@ -28,7 +31,11 @@ export interface OtlpReceiver {
   endpoint: string;
   /** The spans received for a trace id, as tracegate spans (no root: the trial has its own). */
   spansFor(traceId: string): Span[];
-  /** Waits up to the grace period for late spans of a trace, then returns them. */
+  /**
+   * Waits for late spans of a trace, then returns them: until OTLP_QUIET_MS pass with nothing new
+   * once some have come, else for `graceMs` (none at all while the receiver has had no span from
+   * anyone); never more than 5 × `graceMs`.
+   */
   settle(traceId: string, graceMs?: number): Promise<Span[]>;
   traceIds(): string[];
   close(): Promise<void>;
@@ -115,11 +122,19 @@ export async function startOtlpReceiver(options: OtlpReceiverOptions = {}): Prom
     spansFor,
     traceIds: () => [...byTrace.keys()],
     settle: async (traceId, graceMs = OTLP_GRACE_MS) => {
-      const deadline = Date.now() + graceMs * 5;
+      const id = traceId.toLowerCase();
+      const start = Date.now();
+      const quietMs = Math.min(graceMs, OTLP_QUIET_MS);
       for (;;) {
-        const quietFor = Date.now() - (lastArrival.get(traceId.toLowerCase()) ?? 0);
-        if ((inflight === 0 && quietFor >= graceMs) || Date.now() >= deadline) return spansFor(traceId);
-        await new Promise((r) => setTimeout(r, Math.min(100, graceMs)));
+        const now = Date.now();
+        const last = lastArrival.get(id);
+        // Spans of this trace came and then stopped: done. None came: an agent that exports nothing
+        // (the receiver never heard from anyone) costs nothing; otherwise they get the whole grace.
+        const done =
+          inflight === 0 &&
+          (last !== undefined ? now - Math.max(last, start - quietMs) >= quietMs : byTrace.size === 0 || now - start >= graceMs);
+        if (done || now - start >= graceMs * 5) return spansFor(traceId);
+        await new Promise((r) => setTimeout(r, Math.min(50, quietMs)));
       }
     },
     close: () =>

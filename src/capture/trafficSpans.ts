@@ -1,10 +1,18 @@
 import { randomBytes } from 'node:crypto';
 import type { ChatMessage } from '../schema/agentIo.js';
+import { cutAtToken } from '../schema/redact.js';
 import type { AttributeValue, Span } from '../schema/trace.js';
 import type { Exchange } from './exchange.js';
 
 const ARGUMENT_CHARS_KEPT = 4000;
 const PREVIEW_CHARS = 2000;
+
+/**
+ * How a long text becomes a span attribute: redacted, then cut (Redactor.preview), so a secret
+ * straddling the cut cannot leave its first part behind. Without a redactor, cutAtToken drops a
+ * token straddling the cut whole, and the trace's redaction does the rest.
+ */
+export type Preview = (text: string, max: number) => string;
 
 /** A suite-level rule: a tool result whose text matches `pattern` carries `error_type`. */
 export interface ErrorPattern {
@@ -80,8 +88,8 @@ function mainThread(threads: number[], exchanges: Exchange[]): number {
 }
 
 /** A tool result as span attributes: a ToolResult-shaped `{ok: false, ...}` or a matching pattern is an error. */
-function resultAttributes(text: string, patterns: ErrorPattern[]): Record<string, AttributeValue> {
-  const base = { 'result.preview': text.slice(0, PREVIEW_CHARS), output_chars: text.length, executed: true };
+function resultAttributes(text: string, patterns: ErrorPattern[], preview: Preview): Record<string, AttributeValue> {
+  const base = { 'result.preview': preview(text, PREVIEW_CHARS), output_chars: text.length, executed: true };
   try {
     const parsed: unknown = JSON.parse(text);
     if (parsed && typeof parsed === 'object' && typeof (parsed as { ok?: unknown }).ok === 'boolean') {
@@ -101,7 +109,14 @@ function resultAttributes(text: string, patterns: ErrorPattern[]): Record<string
  * paired with the `role: "tool"` message the agent sent back in a later call of the same thread
  * (or, for a handed-over messages array, anywhere after it: `tail`).
  */
-export function spansFromTraffic(exchanges: Exchange[], rootId: string, patterns: ErrorPattern[] = [], mode = 'live', tail: ChatMessage[] = []): TrafficSpans {
+export function spansFromTraffic(
+  exchanges: Exchange[],
+  rootId: string,
+  patterns: ErrorPattern[] = [],
+  mode = 'live',
+  tail: ChatMessage[] = [],
+  preview: Preview = cutAtToken,
+): TrafficSpans {
   const threads = threadsOf(exchanges);
   const main = mainThread(threads, exchanges);
   const spans: Span[] = [];
@@ -144,7 +159,7 @@ export function spansFromTraffic(exchanges: Exchange[], rootId: string, patterns
         'llm.tools': ex.toolNames,
         'llm.streamed': ex.streamed,
         'llm.tool_calls': reply?.toolCalls.length ?? 0,
-        'llm.content_preview': (reply?.content ?? '').slice(0, PREVIEW_CHARS),
+        'llm.content_preview': preview(reply?.content ?? '', PREVIEW_CHARS),
         'llm.thread': thread,
         'llm.side_request': side,
         ...(ex.error ? { 'llm.error': ex.error } : {}),
@@ -172,9 +187,9 @@ export function spansFromTraffic(exchanges: Exchange[], rootId: string, patterns
         step,
         'tool.name': call.name,
         'tool.call_id': call.id,
-        'tool.arguments': call.arguments.slice(0, ARGUMENT_CHARS_KEPT),
+        'tool.arguments': preview(call.arguments, ARGUMENT_CHARS_KEPT),
         'tool.side_request': side,
-        ...(result ? resultAttributes(result.text, patterns) : { executed: false, 'result.ok': null, 'result.seen': false }),
+        ...(result ? resultAttributes(result.text, patterns, preview) : { executed: false, 'result.ok': null, 'result.seen': false }),
       };
       spans.push({
         span_id: spanId(),

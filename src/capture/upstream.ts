@@ -1,9 +1,10 @@
-import { TracegateError } from '../schema/runError.js';
+import { fetchWithProviderRetries, type EndpointLimiter } from '../provider/index.js';
 /**
- * The capture proxy's one way out to the real model endpoint, with the key tracegate holds. Kept in
- * one small module so a shared provider client (retries, adaptive concurrency) can replace it.
- * Retries connection errors, 408, 409, 429 and 5xx, honouring Retry-After; a stream is retried only
- * before its response starts.
+ * The capture proxy's one way out to the real model endpoint, with the key tracegate holds. Retries
+ * are src/provider's (fetchWithProviderRetries): 429 honouring Retry-After, 408/409/5xx, hangs and
+ * connection resets, with jittered backoff within the trial's time budget; a fault that outlasts it
+ * throws ProviderFaultError (code PROVIDER_ERROR) naming the fault. A streamed answer is retried
+ * only before its body starts: once a 2xx stream begins, it is passed on as it comes.
  */
 export interface Upstream {
   /** e.g. https://api.openai.com/v1 (no trailing slash needed). */
@@ -11,18 +12,22 @@ export interface Upstream {
   apiKey: string | null;
 }
 
-export const UPSTREAM_RETRIES = 2;
-const MAX_RETRY_WAIT_MS = 20_000;
-
-export class UpstreamError extends TracegateError {
-  constructor(message: string, readonly status: number | null) {
-    super('PROVIDER_ERROR', message);
-  }
+/** The trial's time budget and what its retries may lean on. */
+export interface UpstreamBudget {
+  /** Epoch ms by which a request must have an answer; faults until then are retried. */
+  deadline: number;
+  /** Awaits a backoff without holding one of the run's work slots. */
+  park?: (<T>(wait: Promise<T>) => Promise<T>) | undefined;
+  /** The run's adaptive concurrency for this endpoint. */
+  limiter?: EndpointLimiter | undefined;
 }
 
-const retryable = (status: number) => status === 408 || status === 409 || status === 429 || status >= 500;
+const MAX_RETRY_WAIT_MS = 20_000;
 
-/** Retry-After in seconds or as an HTTP date; otherwise exponential backoff from 250 ms. */
+/**
+ * Retry-After in seconds or as an HTTP date; otherwise exponential backoff from 250 ms. (For the
+ * HTTP adapter's requests to the agent itself, which is not a model provider.)
+ */
 export function retryDelayMs(retryAfter: string | null, attempt: number, now = Date.now()): number {
   if (retryAfter) {
     const seconds = Number(retryAfter);
@@ -33,40 +38,57 @@ export function retryDelayMs(retryAfter: string | null, attempt: number, now = D
   return Math.min(MAX_RETRY_WAIT_MS, 250 * 2 ** attempt);
 }
 
-const sleep = (ms: number, signal: AbortSignal) =>
-  new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => (clearTimeout(timer), reject(signal.reason)), { once: true });
-  });
+/** A 2xx answer that is not a stream must be JSON; anything else (an HTML error page) is retried. */
+function isJson(body: string): boolean {
+  try {
+    JSON.parse(body);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 /**
- * Sends one request upstream. Resolves to the response (its body unread) for any status that is not
- * worth retrying, or the last retryable one; throws UpstreamError when no response ever came.
+ * Sends one request upstream and resolves to its response: a 2xx, or a status that is not a
+ * provider fault (a 4xx: the agent's own request refused). For `stream` requests a 2xx comes back
+ * with its body unread, to be piped; otherwise the body has been read (and the response re-readable).
  */
 export async function forwardUpstream(
   upstream: Upstream,
   subPath: string,
-  init: { method: 'GET' | 'POST'; body?: string; signal: AbortSignal },
+  init: { method: 'GET' | 'POST'; body?: string; signal: AbortSignal; stream?: boolean },
+  budget: UpstreamBudget,
 ): Promise<Response> {
   const url = upstream.baseUrl.replace(/\/+$/, '') + subPath;
   const headers: Record<string, string> = { accept: 'application/json, text/event-stream' };
   if (init.body !== undefined) headers['content-type'] = 'application/json';
   if (upstream.apiKey) headers['authorization'] = `Bearer ${upstream.apiKey}`;
-  let lastError = '';
-  for (let attempt = 0; attempt <= UPSTREAM_RETRIES; attempt++) {
-    let response: Response;
+  // A stream's 2xx is kept aside unread and the retry loop gets an empty stand-in, so the loop
+  // retries what fails before the body starts and never buffers a stream. The trial's signal still
+  // cancels the kept stream (the loop's per-attempt signal ends with the attempt).
+  let kept: Response | null = null;
+  const transport: typeof fetch = async (input, attemptInit) => {
+    kept = null;
+    if (!init.stream) return fetch(input, attemptInit);
+    // Until the headers come the attempt's own timeout applies; after that only the trial's signal.
+    const attempt = attemptInit!.signal!;
+    const beforeHeaders = new AbortController();
+    const onAttempt = () => beforeHeaders.abort(attempt.reason);
+    attempt.addEventListener('abort', onAttempt, { once: true });
     try {
-      response = await fetch(url, { method: init.method, headers, body: init.body ?? null, signal: init.signal });
-    } catch (error) {
-      if (init.signal.aborted) throw error;
-      lastError = `${url}: ${(error as Error).cause instanceof Error ? ((error as Error).cause as Error).message : (error as Error).message}`;
-      if (attempt < UPSTREAM_RETRIES) await sleep(retryDelayMs(null, attempt), init.signal);
-      continue;
+      const response = await fetch(input, { ...attemptInit, signal: AbortSignal.any([beforeHeaders.signal, init.signal]) });
+      // Not a stream after all (an error page, a JSON answer): read and checked like any other body.
+      if (!response.ok || !(response.headers.get('content-type') ?? '').includes('text/event-stream')) return response;
+      kept = response;
+      return new Response(null, { status: response.status, headers: response.headers });
+    } finally {
+      attempt.removeEventListener('abort', onAttempt);
     }
-    if (!retryable(response.status) || attempt === UPSTREAM_RETRIES) return response;
-    lastError = `${url}: HTTP ${response.status}`;
-    await response.body?.cancel().catch(() => undefined);
-    await sleep(retryDelayMs(response.headers.get('retry-after'), attempt), init.signal);
-  }
-  throw new UpstreamError(`no response after ${UPSTREAM_RETRIES + 1} attempts: ${lastError}`, null);
+  };
+  const { response } = await fetchWithProviderRetries(
+    url,
+    { method: init.method, headers, body: init.body ?? null },
+    { deadline: budget.deadline, signal: init.signal, limiter: budget.limiter, park: budget.park, transport, acceptBody: (body) => kept !== null || isJson(body) },
+  );
+  return kept ?? response;
 }

@@ -26,6 +26,10 @@ export const AgentInputSchema = z.strictObject({
   /** The trial's own capture-proxy endpoint and dummy key (also OPENAI_BASE_URL / OPENAI_API_KEY). */
   openai_base_url: z.string(),
   openai_api_key: z.string(),
+  /** W3C traceparent naming the trial's root span (also TRACEPARENT): spans exported under it join the trial's trace. */
+  traceparent: z.string().optional(),
+  /** The run's OTLP/HTTP receiver, a base URL exporters append /v1/traces to (also OTEL_EXPORTER_OTLP_ENDPOINT). */
+  otlp_endpoint: z.string().optional(),
 });
 export type AgentInput = z.infer<typeof AgentInputSchema>;
 

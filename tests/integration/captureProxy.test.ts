@@ -6,7 +6,9 @@ import OpenAI from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CaptureProxy } from '../../src/capture/captureProxy.js';
 import { runCli, tempDir } from '../helpers/cli.js';
-import { FakeOpenAIServer, type ScriptedReply } from '../helpers/openaiServer.js';
+import { EndpointLimiter } from '../../src/provider/index.js';
+import { faultPlan } from '../helpers/faultServer.js';
+import { FakeOpenAIServer, type FaultHook, type ScriptedReply } from '../helpers/openaiServer.js';
 
 const KEY = 'sk-upstream-0123456789abcdefghijklmnop';
 let server: FakeOpenAIServer | null = null;
@@ -21,12 +23,12 @@ afterEach(async () => {
   agentServer = null;
 });
 
-async function live(reply: (index: number) => ScriptedReply) {
-  server = new FakeOpenAIServer((_b, i) => reply(i));
+async function live(reply: (index: number) => ScriptedReply, options: { fault?: FaultHook; budgetMs?: number } = {}) {
+  server = new FakeOpenAIServer((_b, i) => reply(i), { fault: options.fault });
   const url = await server.start();
-  proxy = new CaptureProxy({ upstream: { baseUrl: url, apiKey: KEY }, replay: null, recorder: null });
+  proxy = new CaptureProxy({ upstream: { baseUrl: url, apiKey: KEY }, replay: null, recorder: null, limiter: new EndpointLimiter({ max: 4 }) });
   await proxy.start();
-  return proxy.openTrial('task_a');
+  return proxy.openTrial('task_a', { deadline: Date.now() + (options.budgetMs ?? 30_000) });
 }
 
 describe('capture proxy with the openai client as the agent', () => {
@@ -50,13 +52,50 @@ describe('capture proxy with the openai client as the agent', () => {
     expect(server!.requests[0]!.headers['authorization']).toBe(`Bearer ${KEY}`);
   });
 
-  it('retries a 429 upstream; an outage after retries is a PROVIDER_ERROR naming task and step, and the client is told not to retry', async () => {
-    const trial = await live((i) => (i === 0 ? { status: 429, headers: { 'retry-after': '0' } } : i === 1 ? { content: 'ok' } : { status: 500 }));
+  it('retries a 429 upstream; an outage that outlasts the trial budget is a PROVIDER_ERROR naming task, step and fault, and the client is told not to retry', async () => {
+    const trial = await live((i) => (i === 0 ? { status: 429, headers: { 'retry-after': '0' } } : i === 1 ? { content: 'ok' } : { status: 500 }), { budgetMs: 1500 });
     const client = new OpenAI({ baseURL: trial.baseUrl, apiKey: trial.apiKey, maxRetries: 2 });
     const first = await client.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'one' }] });
     expect(first.choices[0]!.message.content).toBe('ok');
-    await expect(client.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'two' }] })).rejects.toThrow(/task task_a, step 2: upstream answered HTTP 500 after retries/);
-    expect(server!.requests).toHaveLength(2 + 3);
+    await expect(client.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'two' }] })).rejects.toThrow(/task task_a, step 2: .*server_error \(HTTP 500.*time budget ran out/);
+    // The proxy retried (src/provider's loop, within the budget); the client did not retry on top.
+    expect(server!.requests.length).toBeGreaterThanOrEqual(2 + 2);
+    const error = trial.close().runError;
+    expect(error).toMatchObject({ code: 'PROVIDER_ERROR' });
+    expect(error!.message).toMatch(/retries \(\d+×server_error\)/);
+  });
+
+  it('behind the fault server (429 with Retry-After, 500, resets, malformed bodies) every call of the agent still gets its answer, streamed or not', async () => {
+    const plan = faultPlan({ rates: { rate_limited: 0.15, server_error: 0.15, reset: 0.1, malformed: 0.1 }, retryAfter: { header: 'retry-after-ms', value: () => '20' }, seed: 7 });
+    const trial = await live((i) => ({ content: `answer ${i}` }), { fault: plan.hook });
+    const client = new OpenAI({ baseURL: trial.baseUrl, apiKey: trial.apiKey, maxRetries: 0 });
+    const answers: string[] = [];
+    for (let n = 0; n < 12; n++) {
+      if (n % 2 === 0) {
+        const reply = await client.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: `q${n}` }] });
+        answers.push(reply.choices[0]!.message.content ?? '');
+      } else {
+        const stream = await client.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: `q${n}` }], stream: true });
+        let text = '';
+        for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
+        answers.push(text);
+      }
+    }
+    expect(answers.every((a) => /^answer \d+$/.test(a))).toBe(true);
+    const injected = plan.injected.rate_limited + plan.injected.server_error + plan.injected.reset + plan.injected.malformed;
+    expect(injected).toBeGreaterThan(0);
+    expect(server!.requests).toHaveLength(12 + injected);
+    const traffic = trial.close();
+    expect(traffic.runError).toBeNull();
+    expect(traffic.exchanges.map((e) => [e.streamed, e.reply?.content])).toEqual(answers.map((a, n) => [n % 2 === 1, a]));
+  });
+
+  it('a hung upstream is retried within the budget, and a hang that outlasts it is a PROVIDER_ERROR naming the timeout', async () => {
+    const plan = faultPlan({ rates: { hang: 1 } });
+    const trial = await live(() => ({ content: 'never' }), { fault: plan.hook, budgetMs: 2500 });
+    const client = new OpenAI({ baseURL: trial.baseUrl, apiKey: trial.apiKey, maxRetries: 0 });
+    await expect(client.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'q' }] })).rejects.toThrow(/step 1: .*timeout/);
+    expect(plan.injected.hang).toBeGreaterThanOrEqual(2);
     expect(trial.close().runError).toMatchObject({ code: 'PROVIDER_ERROR' });
   });
 
