@@ -26,6 +26,8 @@ export interface ProviderRetryTuning {
   /** Exponential backoff with full jitter: first ceiling and cap. */
   backoffBaseMs: number;
   backoffCapMs: number;
+  /** A larger body is a fault (an untrusted server must not exhaust memory). */
+  maxBodyBytes?: number;
   random: () => number;
   now: () => number;
 }
@@ -74,20 +76,51 @@ const sleep = (ms: number, signal: AbortSignal | undefined) =>
 
 function connectionFault(error: unknown): { fault: ProviderFault; detail: string } {
   if (error instanceof AttemptTimeout) return { fault: 'timeout', detail: error.message };
+  if (error instanceof BodyTooLarge) return { fault: 'malformed_body', detail: error.message };
   const cause = (error as { cause?: { code?: string; message?: string } })?.cause;
   const detail = [error instanceof Error ? error.message : String(error), cause?.code ?? cause?.message].filter(Boolean).join(': ');
   return { fault: 'connection_reset', detail };
 }
 
+/** A body too large to be a model's answer. */
+export const MAX_BODY_BYTES = 32 * 1024 * 1024;
+
+class BodyTooLarge extends TracegateError {
+  constructor(max: number) {
+    super('PROVIDER_ERROR', `response body over ${max} bytes`);
+  }
+}
+
+async function readCapped(response: Response, controller: AbortController, max: number): Promise<string> {
+  if (Number(response.headers.get('content-length') ?? 0) > max) {
+    controller.abort(new BodyTooLarge(max));
+    throw new BodyTooLarge(max);
+  }
+  if (!response.body) return '';
+  const reader = response.body.getReader();
+  const decoder = new TextDecoder();
+  let text = '';
+  let bytes = 0;
+  for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
+    bytes += chunk.value.byteLength;
+    if (bytes > max) {
+      controller.abort(new BodyTooLarge(max));
+      throw new BodyTooLarge(max);
+    }
+    text += decoder.decode(chunk.value, { stream: true });
+  }
+  return text + decoder.decode();
+}
+
 /** One attempt, bounded by its own timeout and the caller's signal; the body is read inside the bound. */
-async function attempt(url: string, init: RequestInit, timeoutMs: number, outer: AbortSignal | undefined): Promise<{ response: Response; body: string }> {
+async function attempt(url: string, init: RequestInit, timeoutMs: number, outer: AbortSignal | undefined, maxBodyBytes: number): Promise<{ response: Response; body: string }> {
   const controller = new AbortController();
   const onOuter = () => controller.abort(outer!.reason);
   outer?.addEventListener('abort', onOuter, { once: true });
   const timer = setTimeout(() => controller.abort(new AttemptTimeout(timeoutMs)), timeoutMs);
   try {
     const response = await fetch(url, { ...init, signal: controller.signal });
-    const body = await response.text();
+    const body = await readCapped(response, controller, maxBodyBytes);
     return { response, body };
   } catch (error) {
     // Undici rejects with its own AbortError; the reason says which deadline fired.
@@ -137,7 +170,7 @@ export async function fetchWithProviderRetries(
 
     let waitMs: number | null = null;
     try {
-      const { response, body } = await attempt(url, init, timeoutMs, budget.signal);
+      const { response, body } = await attempt(url, init, timeoutMs, budget.signal, tuning.maxBodyBytes ?? MAX_BODY_BYTES);
       const statusFault = faultOfStatus(response.status);
       if (statusFault) {
         waitMs = retryAfterMs(response.headers, tuning.now());

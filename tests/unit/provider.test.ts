@@ -147,6 +147,16 @@ describe('fetchWithProviderRetries against a loopback fault server', () => {
     expect(server.requests).toHaveLength(1);
   });
 
+  it('refuses a body larger than the cap, as a fault, without holding it', async () => {
+    const server = new FakeOpenAIServer(() => ({ content: 'x'.repeat(5000) }));
+    servers.push(server);
+    const url = `${await server.start()}/chat/completions`;
+    const error = (await fetchWithProviderRetries(url, post, budget(300), { attemptShare: 0.5, minAttemptMs: 50, backoffBaseMs: 10, backoffCapMs: 20, maxBodyBytes: 1000, random: Math.random, now: Date.now }).catch((e: unknown) => e)) as ProviderFaultError;
+    expect(error).toBeInstanceOf(ProviderFaultError);
+    expect(error.fault).toBe('malformed_body');
+    expect(error.message).toContain('response body over 1000 bytes');
+  });
+
   it('returns a 4xx that retrying cannot mend as it is', async () => {
     const server = new FakeOpenAIServer(() => ({ status: 400 }));
     servers.push(server);
