@@ -1,6 +1,6 @@
 import { cutAtToken } from '../schema/redact.js';
 import { TracegateError } from '../schema/runError.js';
-import type { EndpointLimiter } from './endpointLimiter.js';
+import { SlotWaitExpired, type EndpointLimiter, type LimiterSlot } from './endpointLimiter.js';
 import { faultOfStatus, ProviderFaultError, type FaultRecord, type ProviderFault } from './providerFault.js';
 import { retryAfterMs } from './retryAfter.js';
 
@@ -157,7 +157,15 @@ export async function fetchWithProviderRetries(
   const giveUp = (why: string) => new ProviderFaultError(url, faults, why);
   for (let retry = 0; ; retry++) {
     budget.signal?.throwIfAborted();
-    const slot = budget.limiter ? await budget.limiter.acquire(budget.signal, retry > 0) : null;
+    let slot: LimiterSlot | null = null;
+    try {
+      slot = budget.limiter ? await budget.limiter.acquire(budget.signal, retry > 0, budget.deadline) : null;
+    } catch (error) {
+      if (!(error instanceof SlotWaitExpired)) throw error;
+      if (faults.length > 0) throw giveUp(`and then ${error.message}`);
+      faults.push({ fault: 'rate_limited', status: null, detail: error.message });
+      throw giveUp('and the time budget ran out');
+    }
     const remaining = budget.deadline - tuning.now();
     if (remaining <= 0) {
       slot?.release('fault');

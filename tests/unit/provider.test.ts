@@ -157,6 +157,18 @@ describe('fetchWithProviderRetries against a loopback fault server', () => {
     expect(error.message).toContain('response body over 1000 bytes');
   });
 
+  it('a request that waits past its deadline for a slot fails as such, and leaves the queue', async () => {
+    const { server, url } = await faultyServer({ rates: {} });
+    const limiter = new EndpointLimiter({ max: 1 });
+    const held = await limiter.acquire();
+    const error = (await fetchWithProviderRetries(url, post, budget(200, { limiter })).catch((e: unknown) => e)) as ProviderFaultError;
+    expect(error).toBeInstanceOf(ProviderFaultError);
+    expect(error.message).toContain('no free slot at the endpoint before the deadline (concurrency 1 of at most 1)');
+    expect(limiter.waiting).toBe(0);
+    expect(server.requests).toHaveLength(0);
+    held.release('ok');
+  });
+
   it('returns a 4xx that retrying cannot mend as it is', async () => {
     const server = new FakeOpenAIServer(() => ({ status: 400 }));
     servers.push(server);
