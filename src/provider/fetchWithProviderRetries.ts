@@ -57,8 +57,11 @@ class AttemptTimeout extends TracegateError {
 }
 
 const MIN_BACKOFF_MS = 50;
-/** Below this much budget another attempt is not worth starting. */
-const MIN_LAST_ATTEMPT_MS = 50;
+/**
+ * Another attempt gets at least this long or is not made: a sliver of an attempt would only time
+ * out, and the error would name that timeout instead of the fault that really outlasted the budget.
+ */
+const MIN_LAST_ATTEMPT_MS = 250;
 
 const sleep = (ms: number, signal: AbortSignal | undefined) =>
   new Promise<void>((resolve, reject) => {
@@ -198,15 +201,16 @@ export async function fetchWithProviderRetries(
       faults.push({ status: null, ...connectionFault(error) });
     }
 
-    const left = budget.deadline - tuning.now();
-    if (left < MIN_LAST_ATTEMPT_MS) throw giveUp('and the time budget ran out');
+    // Time we may wait and still leave the next attempt its minimum.
+    const room = budget.deadline - tuning.now() - MIN_LAST_ATTEMPT_MS;
+    if (room < MIN_BACKOFF_MS) throw giveUp('and the time budget ran out');
     // A Retry-After is honoured, with a little jitter so the callers it sent away do not return at
     // once; a backoff of our own shrinks to leave room for one more attempt.
     const delay =
       waitMs === null
-        ? Math.min(left / 2, Math.max(MIN_BACKOFF_MS, tuning.random() * Math.min(tuning.backoffCapMs, tuning.backoffBaseMs * 2 ** retry)))
+        ? Math.min(room, Math.max(MIN_BACKOFF_MS, tuning.random() * Math.min(tuning.backoffCapMs, tuning.backoffBaseMs * 2 ** retry)))
         : waitMs + tuning.random() * Math.min(1000, waitMs * 0.1);
-    if (delay >= left) throw giveUp(`and its Retry-After (${Math.round(waitMs ?? delay)} ms) outlasts the time budget`);
+    if (delay > room) throw giveUp(`and its Retry-After (${Math.round(waitMs ?? delay)} ms) outlasts the time budget`);
     const wait = sleep(delay, budget.signal);
     await (budget.park ? budget.park(wait) : wait);
   }
