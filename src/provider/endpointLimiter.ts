@@ -1,3 +1,15 @@
+import { TracegateError } from '../schema/runError.js';
+
+/** The caller's deadline passed while it waited for a slot (the limit had been cut below the ceiling). */
+export class SlotWaitExpired extends TracegateError {
+  constructor(
+    readonly limit: number,
+    readonly max: number,
+  ) {
+    super('PROVIDER_ERROR', `no free slot at the endpoint before the deadline (concurrency ${limit} of at most ${max})`);
+  }
+}
+
 /** How an attempt ended, as the limiter learns from it. */
 export type SlotOutcome = 'ok' | 'rate_limited' | 'fault';
 
@@ -83,24 +95,33 @@ export class EndpointLimiter {
     }
   }
 
-  /** A slot as soon as one is free. `first`: a retry goes ahead of new requests (its budget is running). */
-  acquire(signal?: AbortSignal, first = false): Promise<LimiterSlot> {
+  /**
+   * A slot as soon as one is free. `first`: a retry goes ahead of new requests (its budget is
+   * running). Rejects with the signal's reason, or with SlotWaitExpired at `deadline` (epoch ms).
+   */
+  acquire(signal?: AbortSignal, first = false, deadline?: number): Promise<LimiterSlot> {
     if (signal?.aborted) return Promise.reject(signal.reason);
     if (this.active < this.limit && this.queue.length === 0) return Promise.resolve(this.grant());
     return new Promise<LimiterSlot>((resolve, reject) => {
-      const onAbort = () => {
+      let timer: NodeJS.Timeout | undefined;
+      const leave = (reason: unknown) => {
         const at = this.queue.indexOf(waiter);
         if (at >= 0) this.queue.splice(at, 1);
-        reject(signal!.reason);
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+        reject(reason);
       };
+      const onAbort = () => leave(signal!.reason);
       const waiter: Waiter = {
         resolve: (slot) => {
+          clearTimeout(timer);
           signal?.removeEventListener('abort', onAbort);
           resolve(slot);
         },
         reject,
       };
       signal?.addEventListener('abort', onAbort, { once: true });
+      if (deadline !== undefined) timer = setTimeout(() => leave(new SlotWaitExpired(this.limit, this.max)), Math.max(0, deadline - this.now()));
       if (first) this.queue.unshift(waiter);
       else this.queue.push(waiter);
     });

@@ -1,6 +1,6 @@
 import { cutAtToken } from '../schema/redact.js';
 import { TracegateError } from '../schema/runError.js';
-import type { EndpointLimiter } from './endpointLimiter.js';
+import { SlotWaitExpired, type EndpointLimiter, type LimiterSlot } from './endpointLimiter.js';
 import { faultOfStatus, ProviderFaultError, type FaultRecord, type ProviderFault } from './providerFault.js';
 import { retryAfterMs } from './retryAfter.js';
 
@@ -28,6 +28,8 @@ export interface ProviderRetryTuning {
   /** Exponential backoff with full jitter: first ceiling and cap. */
   backoffBaseMs: number;
   backoffCapMs: number;
+  /** A larger body is a fault (an untrusted server must not exhaust memory). */
+  maxBodyBytes?: number;
   random: () => number;
   now: () => number;
 }
@@ -57,8 +59,11 @@ class AttemptTimeout extends TracegateError {
 }
 
 const MIN_BACKOFF_MS = 50;
-/** Below this much budget another attempt is not worth starting. */
-const MIN_LAST_ATTEMPT_MS = 50;
+/**
+ * Another attempt gets at least this long or is not made: a sliver of an attempt would only time
+ * out, and the error would name that timeout instead of the fault that really outlasted the budget.
+ */
+const MIN_LAST_ATTEMPT_MS = 250;
 
 const sleep = (ms: number, signal: AbortSignal | undefined) =>
   new Promise<void>((resolve, reject) => {
@@ -76,20 +81,51 @@ const sleep = (ms: number, signal: AbortSignal | undefined) =>
 
 function connectionFault(error: unknown): { fault: ProviderFault; detail: string } {
   if (error instanceof AttemptTimeout) return { fault: 'timeout', detail: error.message };
+  if (error instanceof BodyTooLarge) return { fault: 'malformed_body', detail: error.message };
   const cause = (error as { cause?: { code?: string; message?: string } })?.cause;
   const detail = [error instanceof Error ? error.message : String(error), cause?.code ?? cause?.message].filter(Boolean).join(': ');
   return { fault: 'connection_reset', detail };
 }
 
+/** A body too large to be a model's answer. */
+export const MAX_BODY_BYTES = 32 * 1024 * 1024;
+
+class BodyTooLarge extends TracegateError {
+  constructor(max: number) {
+    super('PROVIDER_ERROR', `response body over ${max} bytes`);
+  }
+}
+
+async function readCapped(response: Response, controller: AbortController, max: number): Promise<string> {
+  if (Number(response.headers.get('content-length') ?? 0) > max) {
+    controller.abort(new BodyTooLarge(max));
+    throw new BodyTooLarge(max);
+  }
+  if (!response.body) return '';
+  const reader = response.body.getReader();
+  const decoder = new TextDecoder();
+  let text = '';
+  let bytes = 0;
+  for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
+    bytes += chunk.value.byteLength;
+    if (bytes > max) {
+      controller.abort(new BodyTooLarge(max));
+      throw new BodyTooLarge(max);
+    }
+    text += decoder.decode(chunk.value, { stream: true });
+  }
+  return text + decoder.decode();
+}
+
 /** One attempt, bounded by its own timeout and the caller's signal; the body is read inside the bound. */
-async function attempt(url: string, init: RequestInit, timeoutMs: number, outer: AbortSignal | undefined, transport: typeof fetch = fetch): Promise<{ response: Response; body: string }> {
+async function attempt(url: string, init: RequestInit, timeoutMs: number, outer: AbortSignal | undefined, maxBodyBytes: number, transport: typeof fetch = fetch): Promise<{ response: Response; body: string }> {
   const controller = new AbortController();
   const onOuter = () => controller.abort(outer!.reason);
   outer?.addEventListener('abort', onOuter, { once: true });
   const timer = setTimeout(() => controller.abort(new AttemptTimeout(timeoutMs)), timeoutMs);
   try {
     const response = await transport(url, { ...init, signal: controller.signal });
-    const body = await response.text();
+    const body = await readCapped(response, controller, maxBodyBytes);
     return { response, body };
   } catch (error) {
     // Undici rejects with its own AbortError; the reason says which deadline fired.
@@ -126,7 +162,15 @@ export async function fetchWithProviderRetries(
   const giveUp = (why: string) => new ProviderFaultError(url, faults, why);
   for (let retry = 0; ; retry++) {
     budget.signal?.throwIfAborted();
-    const slot = budget.limiter ? await budget.limiter.acquire(budget.signal, retry > 0) : null;
+    let slot: LimiterSlot | null = null;
+    try {
+      slot = budget.limiter ? await budget.limiter.acquire(budget.signal, retry > 0, budget.deadline) : null;
+    } catch (error) {
+      if (!(error instanceof SlotWaitExpired)) throw error;
+      if (faults.length > 0) throw giveUp(`and then ${error.message}`);
+      faults.push({ fault: 'rate_limited', status: null, detail: error.message });
+      throw giveUp('and the time budget ran out');
+    }
     const remaining = budget.deadline - tuning.now();
     if (remaining <= 0) {
       slot?.release('fault');
@@ -139,7 +183,7 @@ export async function fetchWithProviderRetries(
 
     let waitMs: number | null = null;
     try {
-      const { response, body } = await attempt(url, init, timeoutMs, budget.signal, budget.transport);
+      const { response, body } = await attempt(url, init, timeoutMs, budget.signal, tuning.maxBodyBytes ?? MAX_BODY_BYTES, budget.transport);
       const statusFault = faultOfStatus(response.status);
       if (statusFault) {
         waitMs = retryAfterMs(response.headers, tuning.now());
@@ -159,15 +203,16 @@ export async function fetchWithProviderRetries(
       faults.push({ status: null, ...connectionFault(error) });
     }
 
-    const left = budget.deadline - tuning.now();
-    if (left < MIN_LAST_ATTEMPT_MS) throw giveUp('and the time budget ran out');
+    // Time we may wait and still leave the next attempt its minimum.
+    const room = budget.deadline - tuning.now() - MIN_LAST_ATTEMPT_MS;
+    if (room < MIN_BACKOFF_MS) throw giveUp('and the time budget ran out');
     // A Retry-After is honoured, with a little jitter so the callers it sent away do not return at
     // once; a backoff of our own shrinks to leave room for one more attempt.
     const delay =
       waitMs === null
-        ? Math.min(left / 2, Math.max(MIN_BACKOFF_MS, tuning.random() * Math.min(tuning.backoffCapMs, tuning.backoffBaseMs * 2 ** retry)))
+        ? Math.min(room, Math.max(MIN_BACKOFF_MS, tuning.random() * Math.min(tuning.backoffCapMs, tuning.backoffBaseMs * 2 ** retry)))
         : waitMs + tuning.random() * Math.min(1000, waitMs * 0.1);
-    if (delay >= left) throw giveUp(`and its Retry-After (${Math.round(waitMs ?? delay)} ms) outlasts the time budget`);
+    if (delay > room) throw giveUp(`and its Retry-After (${Math.round(waitMs ?? delay)} ms) outlasts the time budget`);
     const wait = sleep(delay, budget.signal);
     await (budget.park ? budget.park(wait) : wait);
   }

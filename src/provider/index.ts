@@ -3,7 +3,7 @@
  * outages, hangs, resets, malformed bodies) within a time budget, at adaptive concurrency per
  * endpoint. Usable with plain fetch and with SDK clients that take a `fetch`. See docs/production.md.
  */
-export { EndpointLimiter, EndpointLimiters, type EndpointLimiterOptions, type LimiterSlot, type SlotOutcome } from './endpointLimiter.js';
+export { EndpointLimiter, EndpointLimiters, SlotWaitExpired, type EndpointLimiterOptions, type LimiterSlot, type SlotOutcome } from './endpointLimiter.js';
 export { DEFAULT_TUNING, fetchWithProviderRetries, type ProviderBudget, type ProviderResponse, type ProviderRetryTuning } from './fetchWithProviderRetries.js';
 export { PROVIDER_CALL, providerCall, providerCallInit, providerFetch, type ProviderCall } from './providerFetch.js';
 export { faultSummary, PROVIDER_FAULTS, ProviderFaultError, type FaultRecord, type ProviderFault } from './providerFault.js';

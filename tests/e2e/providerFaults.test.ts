@@ -33,13 +33,13 @@ describe('provider faults are absorbed, not reported as regressions', () => {
     servers.push(server);
     const baseUrl = await server.start();
     const out = tempDir();
-    const result = await runCli(['run', suite(1000), '--model', 'fault-test', '--base-url', baseUrl, '-j', '50', '--timeout', '15000', '-q', '--out', out], {
+    const result = await runCli(['run', suite(1000), '--model', 'fault-test', '--base-url', baseUrl, '-j', '50', '--timeout', '15000', '-q', '--no-html', '--out', out], {
       env: { OPENAI_API_KEY: 'sk-test-not-real-000000000000' },
     });
-    expect(result.code, result.stderr.slice(-2000)).toBe(0);
     const report = RunReportSchema.parse(JSON.parse(readFileSync(path.join(out, 'report.json'), 'utf8')));
     expect(report.tasks).toHaveLength(1000);
     expect(report.tasks.filter((t) => t.status !== 'passed').map((t) => `${t.id}: ${t.status} ${t.error?.code ?? t.failure_reason}: ${t.error?.message ?? ''}`)).toEqual([]);
+    expect(result.code, result.stderr.slice(-2000)).toBe(0);
     // The faults really happened, at about the rates asked for.
     const requests = server.requests.length;
     expect(requests).toBeGreaterThan(1000);
@@ -52,7 +52,8 @@ describe('provider faults are absorbed, not reported as regressions', () => {
     // Absorbed faults stay visible in the traces.
     const retried = report.tasks.filter((t) => /"llm\.provider_retries": [1-9]/.test(readFileSync(path.join(out, t.trace_file!), 'utf8')));
     expect(retried.length).toBeGreaterThan(100);
-  });
+   // About 20 s on a quiet two-core machine; the bound is for a machine shared with other test runs.
+  }, 180_000);
 
   it('a fault that outlasts the budget errors the task and names the fault, its status and the retries', async () => {
     const { hook } = faultPlan({ rates: { server_error: 1 } });
@@ -60,7 +61,7 @@ describe('provider faults are absorbed, not reported as regressions', () => {
     servers.push(server);
     const baseUrl = await server.start();
     const out = tempDir();
-    const result = await runCli(['run', suite(2), '--model', 'fault-test', '--base-url', baseUrl, '--timeout', '1500', '-q', '--out', out], {
+    const result = await runCli(['run', suite(2), '--model', 'fault-test', '--base-url', baseUrl, '--timeout', '4000', '-q', '--out', out], {
       env: { OPENAI_API_KEY: 'sk-test-not-real-000000000000' },
     });
     // Every trial errored: nothing could be judged.
@@ -69,7 +70,8 @@ describe('provider faults are absorbed, not reported as regressions', () => {
     for (const task of report.tasks) {
       expect(task.status).toBe('errored');
       expect(task.error?.code).toBe('PROVIDER_ERROR');
-      expect(task.error?.message).toMatch(/server_error \(HTTP 500: .*\) and the time budget ran out; \d+ retries \(\d+×server_error\)/);
+      // The last fault is named (on a slow machine the last attempt may time out instead), and every fault is counted.
+      expect(task.error?.message).toMatch(/(server_error \(HTTP 500: .*\)|timeout \(no response: .*\)) and the time budget ran out; \d+ retr(y|ies) \(.*\d+×server_error/);
     }
   });
 });

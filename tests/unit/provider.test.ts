@@ -147,6 +147,28 @@ describe('fetchWithProviderRetries against a loopback fault server', () => {
     expect(server.requests).toHaveLength(1);
   });
 
+  it('refuses a body larger than the cap, as a fault, without holding it', async () => {
+    const server = new FakeOpenAIServer(() => ({ content: 'x'.repeat(5000) }));
+    servers.push(server);
+    const url = `${await server.start()}/chat/completions`;
+    const error = (await fetchWithProviderRetries(url, post, budget(300), { attemptShare: 0.5, minAttemptMs: 50, backoffBaseMs: 10, backoffCapMs: 20, maxBodyBytes: 1000, random: Math.random, now: Date.now }).catch((e: unknown) => e)) as ProviderFaultError;
+    expect(error).toBeInstanceOf(ProviderFaultError);
+    expect(error.fault).toBe('malformed_body');
+    expect(error.message).toContain('response body over 1000 bytes');
+  });
+
+  it('a request that waits past its deadline for a slot fails as such, and leaves the queue', async () => {
+    const { server, url } = await faultyServer({ rates: {} });
+    const limiter = new EndpointLimiter({ max: 1 });
+    const held = await limiter.acquire();
+    const error = (await fetchWithProviderRetries(url, post, budget(200, { limiter })).catch((e: unknown) => e)) as ProviderFaultError;
+    expect(error).toBeInstanceOf(ProviderFaultError);
+    expect(error.message).toContain('no free slot at the endpoint before the deadline (concurrency 1 of at most 1)');
+    expect(limiter.waiting).toBe(0);
+    expect(server.requests).toHaveLength(0);
+    held.release('ok');
+  });
+
   it('returns a 4xx that retrying cannot mend as it is', async () => {
     const server = new FakeOpenAIServer(() => ({ status: 400 }));
     servers.push(server);
