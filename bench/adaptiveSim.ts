@@ -1,17 +1,6 @@
 /** Simulated `--epochs auto` runs against a fixed baseline, driven by the same planner the CLI uses. */
+import { rng } from './seededRandom.js';
 import { planNextStage, type AdaptiveSettings, type TaskTrials } from '../src/baseline/adaptivePlan.js';
-
-/** Deterministic PRNG (mulberry32) so the numbers in docs/statistics.md can be reproduced. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 export interface AdaptiveSimulation {
   tasks: number;

@@ -8,7 +8,8 @@
  * auto` with both sides staged (src/baseline/pairedAdaptivePlan.ts) on the same agents.
  */
 import { pairedSignificance, taskWeight, type PairedTask } from '../src/baseline/significance.js';
-import { rng, simulateAdaptive, type AdaptiveSimulation } from './adaptiveSim.js';
+import { simulateAdaptive, type AdaptiveSimulation } from './adaptiveSim.js';
+import { rng } from './seededRandom.js';
 import { oracleCeiling, simulatePairedAdaptive } from './pairedAdaptiveSim.js';
 import type { PairedSettings } from '../src/baseline/pairedAdaptivePlan.js';
 

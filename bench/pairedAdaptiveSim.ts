@@ -1,7 +1,7 @@
 /** Simulated `compare --epochs auto` runs (both sides staged), driven by the same planner the CLI uses. */
 import { planPairedStage, type PairedSettings, type PairedTaskTrials } from '../src/baseline/pairedAdaptivePlan.js';
 import { taskWeight } from '../src/baseline/significance.js';
-import { rng } from './adaptiveSim.js';
+import { rng } from './seededRandom.js';
 
 export type Mixture = (tasks: number, random: () => number) => number[];
 

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { Option, type Command } from 'commander';
@@ -16,7 +15,7 @@ import { FORMAT_NAMES, parseTraces, type FormatName, type ImportedFile } from '.
 import { toOtlpRequest } from '../traceio/otlpExport.js';
 import { sendOtlp, tracesUrl } from '../traceio/otlpSend.js';
 import { readTraceDir, traceFileNames, writeAtomic, writeTraces } from '../traceio/traceFiles.js';
-import { TRACEGATE_VERSION } from '../version.js';
+import { runHeader } from '../report/runHeader.js';
 import { CliError, EXIT } from './exitCodes.js';
 import { addGateOptions, finishReport, loadGateInputs, type GateFlags } from './finishReport.js';
 import { ensureWritableDir } from './outputDir.js';
@@ -145,12 +144,7 @@ export function registerScore(program: Command, handle: Handle): void {
       const endedAt = new Date();
       const model = modelOf(models);
       const run: RunInfo = {
-        id: randomUUID(),
-        started_at: startedAt.toISOString(),
-        ended_at: endedAt.toISOString(),
-        duration_ms: endedAt.getTime() - startedAt.getTime(),
-        tracegate_version: TRACEGATE_VERSION,
-        suites: suites.map((s) => ({ path: s.path, tasks: s.tasks.length, sha256: s.sha256 })),
+        ...runHeader(startedAt, endedAt, suites),
         adapter: 'stored traces',
         model,
         scripted: models.some((m) => m.mode === 'scripted'),

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import type { Adapter } from '../adapters/types.js';
@@ -11,7 +10,7 @@ import type { Redactor } from '../schema/redact.js';
 import type { RunInfo, RunReport, Trial } from '../schema/report.js';
 import type { Task } from '../schema/task.js';
 import type { LoadedSuite } from '../suite/loadSuite.js';
-import { TRACEGATE_VERSION } from '../version.js';
+import { runHeader } from '../report/runHeader.js';
 import { appendJournal, finishedTrialKeys, repairJournal } from './journal.js';
 import { taskRowsFromJournal } from './reportFromJournal.js';
 
@@ -92,12 +91,7 @@ export async function executeRun(options: ExecuteOptions): Promise<RunReport> {
 
   const endedAt = new Date();
   const run: RunInfo = {
-    id: randomUUID(),
-    started_at: startedAt.toISOString(),
-    ended_at: endedAt.toISOString(),
-    duration_ms: endedAt.getTime() - startedAt.getTime(),
-    tracegate_version: TRACEGATE_VERSION,
-    suites: options.suites.map((s) => ({ path: s.path, tasks: s.tasks.length, sha256: s.sha256 })),
+    ...runHeader(startedAt, endedAt, options.suites),
     adapter: options.adapter.name,
     model: options.adapter.model,
     scripted: options.adapter.model.mode === 'scripted',

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FaultHook } from './openaiServer.js';
+import { rng } from '../../bench/seededRandom.js';
 
 /** The provider faults a loopback server can inject. */
 export const INJECTED_FAULTS = ['rate_limited', 'server_error', 'hang', 'reset', 'malformed'] as const;
@@ -14,21 +15,10 @@ export interface FaultPlanOptions {
   seed?: number;
 }
 
-/** A small seeded generator (mulberry32): the same seed, the same fault sequence. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Injects faults at set rates into a FakeOpenAIServer, and counts what it injected. */
 export function faultPlan(options: FaultPlanOptions): { hook: FaultHook; injected: Record<InjectedFault, number> } {
-  const random = seeded(options.seed ?? 1);
+  const random = rng(options.seed ?? 1);
   const injected = Object.fromEntries(INJECTED_FAULTS.map((f) => [f, 0])) as Record<InjectedFault, number>;
   const retryAfter = options.retryAfter ?? { header: 'retry-after', value: () => '1' };
   const pick = (): InjectedFault | null => {

@@ -3,7 +3,7 @@ import { diffReports } from '../../src/baseline/diff.js';
 import { toBaseline } from '../../src/baseline/baselineFile.js';
 import { defaultRules, evaluateGate } from '../../src/gate/gate.js';
 import { makeReport } from '../helpers/reportBuilder.js';
-import { rng } from '../../bench/adaptiveSim.js';
+import { rng } from '../../bench/seededRandom.js';
 
 const baseline = makeReport([
   { id: 'stable', trials: 'p' },

@@ -4,7 +4,7 @@ import { exactMcNemarP, pairedSignificance } from '../../src/baseline/significan
 import { sequentialBoundaries } from '../../src/baseline/groupSequential.js';
 import type { TaskResult } from '../../src/schema/report.js';
 import { simulatePairedAdaptive } from '../../bench/pairedAdaptiveSim.js';
-import { rng } from '../../bench/adaptiveSim.js';
+import { rng } from '../../bench/seededRandom.js';
 
 /** A task with [passed, judged] on each side and the epoch-paired flips (only A passed, only B passed). */
 const task = (id: string, a: [number, number], b: [number, number], flips: [number, number] = [0, 0]): PairedTaskTrials => ({

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { exactMcNemarP, pairedSignificance, taskWeight, weightedChange, type PairedTask } from '../../src/baseline/significance.js';
 import { hypergeometric, stratifiedExact } from '../../src/baseline/stratifiedExact.js';
-import { rng } from '../../bench/adaptiveSim.js';
+import { rng } from '../../bench/seededRandom.js';
 
 /** [baseline passed, baseline judged, current passed, current judged] per task. */
 type Row = [number, number, number, number];
