@@ -2,9 +2,8 @@ import { TracegateError } from '../schema/runError.js';
 import { AGENT_ATTR } from '../schema/agentIo.js';
 import type { Task } from '../schema/task.js';
 import type { Trace } from '../schema/trace.js';
-import { readTraceFile, parseAgentOutput } from './agentOutput.js';
+import { parseAgentOutput } from './agentOutput.js';
 import { runAgentProcess } from './agentProcess.js';
-import { assembleTrace } from './assembleTrace.js';
 import { redactedTail } from './redactedTail.js';
 import { openExternalTrial, type ExternalAgentOptions } from './externalTrial.js';
 import { AGENT_RUN_ERROR } from './runErrorCodes.js';
@@ -68,14 +67,9 @@ export function createCommandAdapter(options: CommandAdapterOptions): Adapter {
         });
         ctx.signal.throwIfAborted();
         if (result.spawnError) throw new AgentSpawnError(`could not start ${options.argv[0]}: ${result.spawnError}`);
-        const traffic = trial.channel.close();
         const outcome = result.timedOut ? 'timeout' : result.exitCode === 0 ? 'exited' : 'crash';
-        const trace = assembleTrace({
-          taskId: task.id,
-          epoch: ctx.epoch,
-          traceId: input.trace_id,
-          rootSpanId: trial.rootSpanId,
-          model: options.model,
+        // The trial adds its traffic, trace file and the spans the agent exported over OTLP.
+        return await trial.finish({
           started: result.started,
           ended: result.ended,
           outcome,
@@ -89,13 +83,7 @@ export function createCommandAdapter(options: CommandAdapterOptions): Adapter {
             ...(outcome === 'crash' ? { [AGENT_ATTR.problem]: result.signal ? `killed by ${result.signal}` : `exit code ${result.exitCode}` } : {}),
           },
           output: parseAgentOutput(result.stdout, result.stdoutTruncated),
-          traceFile: readTraceFile(input.trace_file),
-          traffic,
-          errorPatterns: options.errorPatterns,
-          preview: options.redactor.preview,
         });
-        // Spans the agent exported over OTLP, once late ones have had their grace period.
-        return await trial.joinSpans(trace);
       } finally {
         await trial.dispose();
       }

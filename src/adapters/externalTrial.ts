@@ -10,6 +10,8 @@ import { AGENT_INPUT_SCHEMA_VERSION, type AgentInput } from '../schema/agentIo.j
 import type { Task } from '../schema/task.js';
 import type { ModelInfo, Trace } from '../schema/trace.js';
 import { OTLP_GRACE_MS } from '../capture/otlpReceiver.js';
+import { readTraceFile } from './agentOutput.js';
+import { assembleTrace, type TrialEvidence } from './assembleTrace.js';
 import type { AdapterRunContext } from './types.js';
 
 /** What the command and HTTP adapters share: the proxy, the model label, limits and rules. */
@@ -28,6 +30,9 @@ export interface ExternalAgentOptions {
   redactor: Redactor;
 }
 
+/** How the agent ended, as its adapter saw it; the rest of the trial's evidence the trial holds. */
+export type AgentEnding = Pick<TrialEvidence, 'started' | 'ended' | 'outcome' | 'ending' | 'output'>;
+
 /** One trial of an external agent: its proxy path, W3C trace id, trace-file path and input. */
 export interface ExternalTrial {
   channel: TrialChannel;
@@ -38,8 +43,11 @@ export interface ExternalTrial {
   rootSpanId: string;
   /** The agent's own limit: a little under the orchestrator's, so a hang is the agent's failure, not a run error. */
   agentTimeoutMs: number;
-  /** Merges the spans the agent exported over OTLP into its trace, waiting for late ones within the task's time limit. */
-  joinSpans(trace: Trace): Promise<Trace>;
+  /**
+   * The trial's trace from how the agent ended: its proxied traffic, its trace file, its output, and
+   * the spans it exported over OTLP (late ones waited for within the task's time limit).
+   */
+  finish(end: AgentEnding): Promise<Trace>;
   dispose(): Promise<void>;
 }
 
@@ -73,8 +81,22 @@ export async function openExternalTrial(task: Task, ctx: AdapterRunContext, opti
     input,
     rootSpanId: otlp.rootSpanId,
     agentTimeoutMs,
-    // settle waits at most 5 × its grace: keep that inside what is left of the task's limit.
-    joinSpans: (trace) => otlp.finish(trace, Math.max(0, Math.min(OTLP_GRACE_MS, (ctx.deadline - Date.now() - 100) / 5))),
+    finish: (end) => {
+      const trace = assembleTrace({
+        ...end,
+        taskId: task.id,
+        epoch: ctx.epoch,
+        traceId: input.trace_id,
+        rootSpanId: otlp.rootSpanId,
+        model: options.model,
+        traceFile: readTraceFile(input.trace_file),
+        traffic: channel.close(),
+        errorPatterns: options.errorPatterns,
+        preview: options.redactor.preview,
+      });
+      // settle waits at most 5 × its grace: keep that inside what is left of the task's limit.
+      return otlp.finish(trace, Math.max(0, Math.min(OTLP_GRACE_MS, (ctx.deadline - Date.now() - 100) / 5)));
+    },
     dispose: async () => {
       channel.close();
       await rm(scratch, { recursive: true, force: true }).catch(() => undefined);

@@ -3,8 +3,7 @@ import { retryDelayMs } from '../capture/upstream.js';
 import { AGENT_ATTR, type AgentOutcome } from '../schema/agentIo.js';
 import type { Task } from '../schema/task.js';
 import type { AttributeValue, Trace } from '../schema/trace.js';
-import { parseAgentOutput, readTraceFile } from './agentOutput.js';
-import { assembleTrace } from './assembleTrace.js';
+import { parseAgentOutput } from './agentOutput.js';
 import { openExternalTrial, type ExternalAgentOptions } from './externalTrial.js';
 import { AGENT_RUN_ERROR } from './runErrorCodes.js';
 import type { Adapter, AdapterRunContext } from './types.js';
@@ -82,7 +81,6 @@ export function createHttpAdapter(options: HttpAdapterOptions): Adapter {
           if (!timeout.aborted) throw error;
           outcome = 'timeout';
         }
-        const traffic = trial.channel.close();
         if (answer && (answer.status < 200 || answer.status >= 300)) outcome = 'crash';
         const ending: Record<string, AttributeValue> = {
           'agent.http_status': answer?.status ?? null,
@@ -91,23 +89,13 @@ export function createHttpAdapter(options: HttpAdapterOptions): Adapter {
           ...(outcome === 'timeout' ? { [AGENT_ATTR.problem]: `no answer within ${trial.agentTimeoutMs} ms` } : {}),
           ...(outcome === 'crash' ? { [AGENT_ATTR.problem]: `HTTP ${answer!.status}`, [AGENT_ATTR.stderrTail]: options.redactor.preview(answer!.body, 4000) } : {}),
         };
-        const trace = assembleTrace({
-          taskId: task.id,
-          epoch: ctx.epoch,
-          traceId: trial.input.trace_id,
-          rootSpanId: trial.rootSpanId,
-          model: options.model,
+        return await trial.finish({
           started,
           ended: new Date().toISOString(),
           outcome,
           ending,
           output: outcome === 'exited' && answer ? parseAgentOutput(answer.body, answer.truncated) : { kind: 'text', text: '' },
-          traceFile: readTraceFile(trial.input.trace_file),
-          traffic,
-          errorPatterns: options.errorPatterns,
-          preview: options.redactor.preview,
         });
-        return await trial.joinSpans(trace);
       } finally {
         await trial.dispose();
       }
