@@ -9,6 +9,13 @@ import { registerExport, registerImport, registerScore } from './traceCommands.j
 
 /** Builds the CLI and runs it; resolves to the process exit code (0 pass, 1 gate, 2 input, 3 could not run). */
 export async function main(argv: string[]): Promise<number> {
+  // `tracegate … | head`: a reader that closes the pipe early is not a crash; the command still
+  // finishes, writes its files and returns its exit code.
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EPIPE') throw error;
+    });
+  }
   let exitCode: number = EXIT.PASS;
   const handle = async (work: () => Promise<number>) => {
     try {
