@@ -1,8 +1,9 @@
+import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { RunReportSchema, type RunReport } from '../../src/schema/report.js';
-import { runCli, tempDir } from '../helpers/cli.js';
+import { ROOT, runCli, tempDir } from '../helpers/cli.js';
 import { FakeOpenAIServer } from '../helpers/openaiServer.js';
 
 const readReport = (dir: string): RunReport => RunReportSchema.parse(JSON.parse(readFileSync(path.join(dir, 'report.json'), 'utf8')));
@@ -176,5 +177,17 @@ describe('tracegate CLI, end to end', () => {
     expect(full.run.interrupted).toBe(false);
     const resumedLines = resumed.stderr.split('\n').filter((l) => l.startsWith('['));
     expect(resumedLines.length).toBe(6 - partial.tasks.length);
+  });
+
+  it('a reader that closes the pipe early (tracegate … | head) does not crash the run: it still writes its report and exits with its code', async () => {
+    const out = tempDir();
+    const child = spawn(process.execPath, [path.join(ROOT, 'bin/tracegate.js'), 'run', 'suites/demo.jsonl', '--baseline', 'baselines/demo.json', '--out', out], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.stdout.destroy();
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect(stderr).not.toMatch(/EPIPE|Unhandled/);
+    expect(code).toBe(0);
+    expect(readReport(out).tasks).toHaveLength(16);
   });
 });
