@@ -1,5 +1,5 @@
 import type { AttributeValue } from '../../src/schema/trace.js';
-import { McpConnectError, openMcpToolset, type McpTool } from '../mcp/mcpToolset.js';
+import type { McpTool } from '../mcp/mcpToolset.js';
 import type { Tool, ToolContext } from '../tools/types.js';
 import type { HarnessDeps, HarnessSettings } from './config.js';
 
@@ -12,6 +12,8 @@ export interface OpenedTools {
 
 export async function openTools(settings: HarnessSettings, workspace: string): Promise<OpenedTools | { error: { code: string; message: string } }> {
   if (settings.mcpServers.length === 0) return { list: [], byName: new Map(), close: async () => {} };
+  // The MCP SDK (and its JSON Schema stack) loads only for a task that has MCP servers: most runs never pay for it.
+  const { McpConnectError, openMcpToolset } = await import('../mcp/mcpToolset.js');
   try {
     const toolset = await openMcpToolset(settings.mcpServers, workspace);
     return { list: toolset.tools, byName: new Map(toolset.tools.map((t) => [t.name, t])), close: toolset.close };

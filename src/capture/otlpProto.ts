@@ -1,4 +1,10 @@
-import protobuf from 'protobufjs';
+import { createRequire } from 'node:module';
+import type protobufNs from 'protobufjs';
+
+// protobufjs loads on the first protobuf body, not with every CLI start.
+const require = createRequire(import.meta.url);
+let protobufModule: typeof protobufNs | undefined;
+const protobuf = (): typeof protobufNs => (protobufModule ??= require('protobufjs') as typeof protobufNs);
 
 /**
  * The OTLP trace messages (opentelemetry-proto, trace/v1, common/v1, resource/v1, collector/trace/v1)
@@ -49,9 +55,9 @@ message Span {
 message Status { string message = 2; int32 code = 3; }
 `;
 
-let requestType: protobuf.Type | undefined;
-function exportRequest(): protobuf.Type {
-  requestType ??= protobuf.parse(OTLP_TRACE_PROTO, { keepCase: false }).root.lookupType('opentelemetry.proto.ExportTraceServiceRequest');
+let requestType: protobufNs.Type | undefined;
+function exportRequest(): protobufNs.Type {
+  requestType ??= protobuf().parse(OTLP_TRACE_PROTO, { keepCase: false }).root.lookupType('opentelemetry.proto.ExportTraceServiceRequest');
   return requestType;
 }
 

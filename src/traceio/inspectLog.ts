@@ -1,4 +1,8 @@
-import { unzipSync } from 'fflate';
+import { createRequire } from 'node:module';
+
+// fflate loads on the first .eval archive, not with every CLI start.
+const require = createRequire(import.meta.url);
+const unzipSync: typeof import('fflate').unzipSync = (...args) => (require('fflate') as typeof import('fflate')).unzipSync(...args);
 import type { ExitReason } from '../schema/trace.js';
 import { lastAnswer, messagesToTurns, contentText } from './chatMessages.js';
 import { emptyModel, emptyTool, type Conversation, type Turn } from './conversation.js';
