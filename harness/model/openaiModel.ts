@@ -1,7 +1,6 @@
-import OpenAI from 'openai';
-import { providerCall, providerCallInit, providerFetch, type EndpointLimiter } from '../../src/provider/index.js';
+import type OpenAI from 'openai';
+import { requestWithProviderRetries, type EndpointLimiter } from '../../src/provider/index.js';
 import type { ModelInfo } from '../../src/schema/trace.js';
-import { nodeHttpFetch } from './nodeHttpFetch.js';
 import { ModelError, type Model, type ModelCallContext, type ModelReply, type ModelRequest } from './types.js';
 
 export interface OpenAIModelOptions {
@@ -14,92 +13,121 @@ export interface OpenAIModelOptions {
   limiter?: EndpointLimiter | undefined;
 }
 
+type ChatCompletion = OpenAI.Chat.Completions.ChatCompletion;
+
 /** Kept back from the task's deadline, so a provider fault is reported as such before the task times out. */
 const GRACE_MS = 250;
 
-/** A 200 whose body is not a chat completion is a provider fault, retried like a 500. */
-function isChatCompletion(body: string): boolean {
+/** A 200 body as a chat completion, or null: such a body is a provider fault, retried like a 500. */
+function parseCompletion(body: string): ChatCompletion | null {
   try {
-    const parsed = JSON.parse(body) as { choices?: unknown };
-    return Array.isArray(parsed.choices) && parsed.choices.length > 0;
+    const parsed = JSON.parse(body) as { choices?: unknown } | null;
+    return parsed && Array.isArray(parsed.choices) && parsed.choices.length > 0 ? (parsed as ChatCompletion) : null;
   } catch {
-    return false;
+    return null;
   }
 }
 
-/** Any OpenAI-compatible chat-completions endpoint: OpenAI, vLLM, Ollama, llama.cpp server, LiteLLM. */
+/** `401 Incorrect API key provided`: the status and the API's own message, as the openai client words it. */
+function refusalMessage(status: number, statusText: string, body: string): string {
+  let detail = body.trim().slice(0, 500) || `status code (no body)`;
+  try {
+    const error = (JSON.parse(body) as { error?: { message?: unknown } | string }).error;
+    const message = typeof error === 'string' ? error : error?.message;
+    if (typeof message === 'string' && message) detail = message;
+  } catch {
+    // not JSON: the text itself
+  }
+  return `${status} ${detail || statusText}`;
+}
+
+/**
+ * Any OpenAI-compatible chat-completions endpoint: OpenAI, vLLM, Ollama, llama.cpp server, LiteLLM.
+ * It speaks the API directly through src/provider (retries within the task's budget, adaptive
+ * concurrency, node:http); the `openai` package gives it the API's types. The client was a layer of
+ * options, headers, debug formatting and WHATWG objects around one JSON POST whose retries, timeouts
+ * and transport were already ours, and it cost more CPU a request than the request itself
+ * (docs/performance.md).
+ */
 export class OpenAIModel implements Model {
   readonly info: ModelInfo;
-  private readonly client: OpenAI;
+  private readonly url: string;
+  private readonly headers: Record<string, string>;
   private readonly budgetMs: number;
 
   constructor(private readonly options: OpenAIModelOptions) {
-    const baseURL = options.baseURL ?? process.env['OPENAI_BASE_URL'];
-    // Local servers (Ollama, llama.cpp) ignore the key, but the client insists on one.
+    const baseURL = options.baseURL ?? process.env['OPENAI_BASE_URL'] ?? 'https://api.openai.com/v1';
+    // Local servers (Ollama, llama.cpp) ignore the key, but OpenAI-compatible gateways expect the header.
     const apiKey = options.apiKey ?? process.env['OPENAI_API_KEY'] ?? 'not-needed';
     this.budgetMs = options.timeoutMs ?? 300_000;
-    // Retries are ours (src/provider): within the task's budget, honouring Retry-After, at adaptive concurrency.
-    this.client = new OpenAI({
-      apiKey,
-      baseURL,
-      maxRetries: 0,
-      // node:http with keep-alive costs a third of undici's CPU per request (docs/performance.md).
-      fetch: providerFetch(() => ({ deadline: Date.now() + this.budgetMs, limiter: options.limiter, acceptBody: isChatCompletion }), nodeHttpFetch),
-    });
-    this.info = { provider: 'openai', mode: 'live', model: options.model, base_url: this.client.baseURL };
+    this.url = `${baseURL.replace(/\/+$/, '')}/chat/completions`;
+    const organization = process.env['OPENAI_ORG_ID'];
+    const project = process.env['OPENAI_PROJECT_ID'];
+    this.headers = {
+      accept: 'application/json',
+      'content-type': 'application/json',
+      'user-agent': 'tracegate-harness',
+      authorization: `Bearer ${apiKey}`,
+      ...(organization ? { 'openai-organization': organization } : {}),
+      ...(project ? { 'openai-project': project } : {}),
+    };
+    this.info = { provider: 'openai', mode: 'live', model: options.model, base_url: baseURL };
   }
 
   async complete(request: ModelRequest, ctx: ModelCallContext): Promise<ModelReply> {
     const deadline = (ctx.deadline ?? Date.now() + this.budgetMs) - GRACE_MS;
-    // The client adds an abort listener per request and never removes it: give it a signal of this
-    // call's own, so a long agent loop does not pile listeners onto the task's signal.
-    const call = new AbortController();
-    const forward = () => call.abort(ctx.signal.reason);
-    if (ctx.signal.aborted) call.abort(ctx.signal.reason);
-    else ctx.signal.addEventListener('abort', forward, { once: true });
-    const provider = providerCall({ deadline, signal: call.signal, limiter: this.options.limiter, acceptBody: isChatCompletion, park: ctx.park });
-    let completion: OpenAI.Chat.Completions.ChatCompletion;
+    const body: OpenAI.Chat.Completions.ChatCompletionCreateParamsNonStreaming = {
+      model: request.model,
+      messages: request.messages as OpenAI.Chat.Completions.ChatCompletionMessageParam[],
+      ...(request.tools.length > 0 ? { tools: request.tools, tool_choice: openAIToolChoice(request.toolChoice) } : {}),
+      ...(request.tools.length > 0 && typeof request.parallelToolCalls === 'boolean' ? { parallel_tool_calls: request.parallelToolCalls } : {}),
+      ...(request.temperature === null ? {} : { temperature: request.temperature }),
+    };
+    // Parsed once, by the check that decides whether a 200 is a fault to retry.
+    let completion: ChatCompletion | null = null;
+    const acceptBody = (text: string) => (completion = parseCompletion(text)) !== null;
+    let reply;
     try {
-      completion = await this.client.chat.completions.create(
-        {
-          model: request.model,
-          messages: request.messages as OpenAI.Chat.Completions.ChatCompletionMessageParam[],
-          ...(request.tools.length > 0 ? { tools: request.tools, tool_choice: openAIToolChoice(request.toolChoice) } : {}),
-          ...(request.tools.length > 0 && typeof request.parallelToolCalls === 'boolean' ? { parallel_tool_calls: request.parallelToolCalls } : {}),
-          ...(request.temperature === null ? {} : { temperature: request.temperature }),
-        },
-        // The client's own timer must never fire before our budget does; the budget rides in fetchOptions.
-        { signal: call.signal, timeout: Math.max(1, deadline - Date.now()) + 60_000, fetchOptions: providerCallInit(provider) },
+      reply = await requestWithProviderRetries(
+        this.url,
+        { method: 'POST', headers: this.headers, body: JSON.stringify(body) },
+        { deadline, signal: ctx.signal, limiter: this.options.limiter, acceptBody, park: ctx.park },
       );
     } catch (error) {
       if (ctx.signal.aborted) throw error;
-      const detail = provider.failure?.message ?? (error instanceof Error ? error.message : String(error));
+      const detail = error instanceof Error ? error.message : String(error);
       throw new ModelError('PROVIDER_ERROR', `task ${ctx.taskId}, step ${ctx.step}: ${detail}`, { cause: error });
-    } finally {
-      ctx.signal.removeEventListener('abort', forward);
     }
-    const choice = completion.choices[0];
-    if (!choice) {
-      throw new ModelError('PROVIDER_ERROR', `task ${ctx.taskId}, step ${ctx.step}: response had no choices`);
+    // A status that is not a provider fault (400, 401, 404): the request itself was refused.
+    if (reply.status < 200 || reply.status > 299 || completion === null) {
+      throw new ModelError('PROVIDER_ERROR', `task ${ctx.taskId}, step ${ctx.step}: ${refusalMessage(reply.status, reply.statusText, reply.body)}`);
     }
-    const message = choice.message;
-    return {
-      content: message.content ?? null,
-      refusal: message.refusal ?? null,
-      toolCalls: (message.tool_calls ?? []).flatMap((call, i) =>
-        call.type === 'function'
-          ? // Some OpenAI-compatible servers omit ids or arguments; results must still pair with calls.
-            [{ id: call.id || `call_${ctx.step}_${i + 1}`, name: call.function.name, arguments: call.function.arguments ?? '' }]
-          : [],
-      ),
-      usage: {
-        input_tokens: completion.usage?.prompt_tokens ?? 0,
-        output_tokens: completion.usage?.completion_tokens ?? 0,
-      },
-      finishReason: choice.finish_reason ?? null,
-      providerRetries: provider.faults.length,
-    };
+    return toReply(completion, reply.faults.length, ctx);
   }
+}
+
+/** The reply the loop needs, read defensively: an OpenAI-compatible server is untrusted input. */
+function toReply(completion: ChatCompletion, providerRetries: number, ctx: ModelCallContext): ModelReply {
+  const choice = completion.choices[0];
+  const message: Partial<ChatCompletion['choices'][number]['message']> = choice?.message ?? {};
+  const text = (value: unknown) => (typeof value === 'string' ? value : null);
+  const calls = Array.isArray(message.tool_calls) ? message.tool_calls : [];
+  return {
+    content: text(message.content),
+    refusal: text(message.refusal),
+    toolCalls: calls.flatMap((call, i) =>
+      call?.type === 'function' && typeof call.function?.name === 'string'
+        ? // Some OpenAI-compatible servers omit ids or arguments; results must still pair with calls.
+          [{ id: text(call.id) || `call_${ctx.step}_${i + 1}`, name: call.function.name, arguments: text(call.function.arguments) ?? '' }]
+        : [],
+    ),
+    usage: {
+      input_tokens: Number(completion.usage?.prompt_tokens) || 0,
+      output_tokens: Number(completion.usage?.completion_tokens) || 0,
+    },
+    finishReason: text(choice?.finish_reason),
+    providerRetries,
+  };
 }
 
 function openAIToolChoice(choice: ModelRequest['toolChoice']): OpenAI.Chat.Completions.ChatCompletionToolChoiceOption {

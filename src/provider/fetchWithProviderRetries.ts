@@ -2,6 +2,7 @@ import { cutAtToken } from '../schema/redact.js';
 import { TracegateError } from '../schema/runError.js';
 import { SlotWaitExpired, type EndpointLimiter, type LimiterSlot } from './endpointLimiter.js';
 import { faultOfStatus, ProviderFaultError, type FaultRecord, type ProviderFault } from './providerFault.js';
+import { BodyTooLarge, nodeHttpRequest, type HttpReply, type HttpRequestInit } from './nodeHttpRequest.js';
 import { retryAfterMs } from './retryAfter.js';
 
 /** The time a request may take, retries included, and what it may lean on meanwhile. */
@@ -16,7 +17,7 @@ export interface ProviderBudget {
   acceptBody?: ((body: string) => boolean) | undefined;
   /** Awaits a backoff; a caller may lend its work slot meanwhile (the orchestrator's park). */
   park?: (<T>(wait: Promise<T>) => Promise<T>) | undefined;
-  /** The HTTP client for each attempt (default: the global fetch). */
+  /** fetchWithProviderRetries only: the HTTP client for each attempt (default: the global fetch). */
   transport?: typeof fetch | undefined;
 }
 
@@ -90,15 +91,9 @@ function connectionFault(error: unknown): { fault: ProviderFault; detail: string
 /** A body too large to be a model's answer. */
 export const MAX_BODY_BYTES = 32 * 1024 * 1024;
 
-class BodyTooLarge extends TracegateError {
-  constructor(max: number) {
-    super('PROVIDER_ERROR', `response body over ${max} bytes`);
-  }
-}
-
-async function readCapped(response: Response, controller: AbortController, max: number): Promise<string> {
+async function readCapped(response: Response, max: number): Promise<string> {
   if (Number(response.headers.get('content-length') ?? 0) > max) {
-    controller.abort(new BodyTooLarge(max));
+    await response.body?.cancel().catch(() => undefined);
     throw new BodyTooLarge(max);
   }
   if (!response.body) return '';
@@ -109,7 +104,7 @@ async function readCapped(response: Response, controller: AbortController, max: 
   for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
     bytes += chunk.value.byteLength;
     if (bytes > max) {
-      controller.abort(new BodyTooLarge(max));
+      await reader.cancel().catch(() => undefined);
       throw new BodyTooLarge(max);
     }
     text += decoder.decode(chunk.value, { stream: true });
@@ -117,18 +112,19 @@ async function readCapped(response: Response, controller: AbortController, max: 
   return text + decoder.decode();
 }
 
-/** One attempt, bounded by its own timeout and the caller's signal; the body is read inside the bound. */
-async function attempt(url: string, init: RequestInit, timeoutMs: number, outer: AbortSignal | undefined, maxBodyBytes: number, transport: typeof fetch = fetch): Promise<{ response: Response; body: string }> {
+/** One attempt: the request under its own signal, its answer (body read) within the attempt's bound. */
+type Attempt = (signal: AbortSignal, maxBodyBytes: number) => Promise<HttpReply>;
+
+/** Runs `send` bounded by its own timeout and the caller's signal. */
+async function bounded(send: Attempt, timeoutMs: number, outer: AbortSignal | undefined, maxBodyBytes: number): Promise<HttpReply> {
   const controller = new AbortController();
   const onOuter = () => controller.abort(outer!.reason);
   outer?.addEventListener('abort', onOuter, { once: true });
   const timer = setTimeout(() => controller.abort(new AttemptTimeout(timeoutMs)), timeoutMs);
   try {
-    const response = await transport(url, { ...init, signal: controller.signal });
-    const body = await readCapped(response, controller, maxBodyBytes);
-    return { response, body };
+    return await send(controller.signal, maxBodyBytes);
   } catch (error) {
-    // Undici rejects with its own AbortError; the reason says which deadline fired.
+    // The client rejects with its own AbortError; the reason says which deadline fired.
     throw controller.signal.aborted ? controller.signal.reason : error;
   } finally {
     clearTimeout(timer);
@@ -158,6 +154,42 @@ export async function fetchWithProviderRetries(
   budget: ProviderBudget,
   tuning: ProviderRetryTuning = DEFAULT_TUNING,
 ): Promise<ProviderResponse> {
+  const transport = budget.transport ?? fetch;
+  let answered: Response | null = null;
+  const { reply, faults } = await withProviderRetries(url, budget, tuning, async (signal, maxBodyBytes) => {
+    const response = await transport(url, { ...init, signal });
+    const body = await readCapped(response, maxBodyBytes);
+    answered = response;
+    return { status: response.status, statusText: response.statusText, headers: response.headers, body };
+  });
+  return { response: rebuilt(answered!, reply.body), body: reply.body, faults };
+}
+
+/** A provider's answer as plain data: what requestWithProviderRetries resolves to. */
+export interface ProviderReply extends HttpReply {
+  /** Attempts that failed before this one, with what each fault was. */
+  faults: FaultRecord[];
+}
+
+/**
+ * The same retries as fetchWithProviderRetries for a JSON API called directly (the harness's model
+ * client): over node:http, the answer as plain data, no WHATWG objects built per request.
+ */
+export async function requestWithProviderRetries(
+  url: string,
+  init: HttpRequestInit,
+  budget: ProviderBudget,
+  tuning: ProviderRetryTuning = DEFAULT_TUNING,
+): Promise<ProviderReply> {
+  const target = new URL(url);
+  const { reply, faults } = await withProviderRetries(url, budget, tuning, (signal, maxBodyBytes) => nodeHttpRequest(target, init, signal, maxBodyBytes));
+  return { ...reply, faults };
+}
+
+const isOk = (status: number) => status >= 200 && status <= 299;
+
+/** The retry loop both entry points share; `send` makes one attempt. */
+async function withProviderRetries(url: string, budget: ProviderBudget, tuning: ProviderRetryTuning, send: Attempt): Promise<{ reply: HttpReply; faults: FaultRecord[] }> {
   const faults: FaultRecord[] = [];
   const giveUp = (why: string) => new ProviderFaultError(url, faults, why);
   for (let retry = 0; ; retry++) {
@@ -183,19 +215,20 @@ export async function fetchWithProviderRetries(
 
     let waitMs: number | null = null;
     try {
-      const { response, body } = await attempt(url, init, timeoutMs, budget.signal, tuning.maxBodyBytes ?? MAX_BODY_BYTES, budget.transport);
-      const statusFault = faultOfStatus(response.status);
+      const reply = await bounded(send, timeoutMs, budget.signal, tuning.maxBodyBytes ?? MAX_BODY_BYTES);
+      const { status, body } = reply;
+      const statusFault = faultOfStatus(status);
       if (statusFault) {
-        waitMs = retryAfterMs(response.headers, tuning.now());
+        waitMs = retryAfterMs(reply.headers, tuning.now());
         slot?.release(statusFault === 'rate_limited' || waitMs !== null ? 'rate_limited' : 'fault');
-        faults.push({ fault: statusFault, status: response.status, detail: cutAtToken(body, 200).replace(/\s+/g, ' ') || response.statusText });
-      } else if (response.ok && budget.acceptBody && !budget.acceptBody(body)) {
+        faults.push({ fault: statusFault, status, detail: cutAtToken(body, 200).replace(/\s+/g, ' ') || reply.statusText });
+      } else if (isOk(status) && budget.acceptBody && !budget.acceptBody(body)) {
         slot?.release('fault');
-        faults.push({ fault: 'malformed_body', status: response.status, detail: `unreadable body (${body.length} bytes)` });
+        faults.push({ fault: 'malformed_body', status, detail: `unreadable body (${body.length} bytes)` });
       } else {
-        if (response.ok) budget.limiter?.observe(tuning.now() - started);
-        slot?.release(response.ok ? 'ok' : 'fault');
-        return { response: rebuilt(response, body), body, faults };
+        if (isOk(status)) budget.limiter?.observe(tuning.now() - started);
+        slot?.release(isOk(status) ? 'ok' : 'fault');
+        return { reply, faults };
       }
     } catch (error) {
       slot?.release('fault');

@@ -4,7 +4,16 @@
  * endpoint. Usable with plain fetch and with SDK clients that take a `fetch`. See docs/production.md.
  */
 export { EndpointLimiter, EndpointLimiters, SlotWaitExpired, type EndpointLimiterOptions, type LimiterSlot, type SlotOutcome } from './endpointLimiter.js';
-export { DEFAULT_TUNING, fetchWithProviderRetries, type ProviderBudget, type ProviderResponse, type ProviderRetryTuning } from './fetchWithProviderRetries.js';
+export {
+  DEFAULT_TUNING,
+  fetchWithProviderRetries,
+  requestWithProviderRetries,
+  type ProviderBudget,
+  type ProviderReply,
+  type ProviderResponse,
+  type ProviderRetryTuning,
+} from './fetchWithProviderRetries.js';
+export { BodyTooLarge, nodeHttpRequest, type HttpReply, type HttpRequestInit, type ReplyHeaders } from './nodeHttpRequest.js';
 export { PROVIDER_CALL, providerCall, providerCallInit, providerFetch, type ProviderCall } from './providerFetch.js';
 export { faultSummary, PROVIDER_FAULTS, ProviderFaultError, type FaultRecord, type ProviderFault } from './providerFault.js';
 export { retryAfterMs } from './retryAfter.js';

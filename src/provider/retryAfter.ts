@@ -2,7 +2,7 @@
  * How long a provider asked us to wait, in ms, from `retry-after-ms` (OpenAI, Azure) or
  * `retry-after` as seconds or an HTTP-date (RFC 9110 §10.2.3). Null when absent or unreadable.
  */
-export function retryAfterMs(headers: Headers, now: number = Date.now()): number | null {
+export function retryAfterMs(headers: { get(name: string): string | null }, now: number = Date.now()): number | null {
   const ms = headers.get('retry-after-ms');
   if (ms !== null && ms.trim() !== '') {
     const n = Number(ms);

@@ -1,4 +1,6 @@
 import { mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
@@ -27,6 +29,14 @@ async function serve(reply: (body: ChatRequestBody, index: number) => ScriptedRe
   return { server, baseURL: await server.start() };
 }
 
+/** A server that answers every request with this 200 body, closed after the test. */
+async function hostileServer(body: string): Promise<string> {
+  const server = createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(body));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  servers.push({ stop: () => new Promise<void>((resolve) => server.close(() => resolve())) } as FakeOpenAIServer);
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+}
+
 function workspace(): string {
   const dir = realpathSync(tempDir('tracegate-ws-'));
   writeFileSync(path.join(dir, 'README.md'), '# demo\nThis project counts widgets.\n');
@@ -43,7 +53,7 @@ function run(model: Model, prompt: string, ws: string, maxSteps = 5): Promise<Tr
 
 const lastTool = (body: ChatRequestBody) => [...body.messages].reverse().find((m) => m.role === 'tool');
 
-describe('the harness through the real openai client on loopback', () => {
+describe("the harness's OpenAI-compatible client on loopback", () => {
   it('round-trips a tool call and sends strict tool schemas', async () => {
     const { server, baseURL } = await serve((body, i) =>
       i === 0
@@ -139,6 +149,22 @@ describe('the harness through the real openai client on loopback', () => {
     expect(trace.error).toMatchObject({ code: 'PROVIDER_ERROR', message: expect.stringContaining('task task_live, step 1') });
     expect(trace.error!.message).toMatch(/(server_error \(HTTP 500: .*scripted failure.*\)|timeout \(no response: .*\)) and the time budget ran out; \d+ retr(y|ies) \(.*\d+×server_error/);
     expect(server.requests.length).toBeGreaterThan(2);
+  });
+
+  it('a refused request (401) is a run error with the status and the API message, sent once; the key rides as a bearer token', async () => {
+    const { server, baseURL } = await serve(() => ({ status: 401 }));
+    const trace = await run(new OpenAIModel({ model: 'm', baseURL: `${baseURL}/`, apiKey: 'sk-test-key' }), 'hi', workspace());
+    expect(trace.error).toMatchObject({ code: 'PROVIDER_ERROR', message: 'task task_live, step 1: 401 scripted failure' });
+    expect(server.requests).toHaveLength(1);
+    expect(server.requests[0]!.headers['authorization']).toBe('Bearer sk-test-key');
+    expect(server.requests[0]!.headers['content-type']).toBe('application/json');
+  });
+
+  it('reads a hostile 200 answer defensively: wrong types become nothing, not a crash', async () => {
+    const hostile = { choices: [{ message: { content: 42, refusal: ['x'], tool_calls: [null, { type: 'function', function: { name: 7 } }, 'call'] }, finish_reason: {} }], usage: { prompt_tokens: 'many' } };
+    const model = new OpenAIModel({ model: 'm', baseURL: await hostileServer(JSON.stringify(hostile)) });
+    const reply = await model.complete({ model: 'm', messages: [{ role: 'user', content: 'hi' }], tools: [], temperature: 0 }, { taskId: 't', step: 1, signal: new AbortController().signal });
+    expect(reply).toMatchObject({ content: null, refusal: null, toolCalls: [], finishReason: null, usage: { input_tokens: 0, output_tokens: 0 } });
   });
 
   it('absorbs a 429 and a 500 within the budget and records the retries on the model span', async () => {
