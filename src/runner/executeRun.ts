@@ -4,14 +4,15 @@ import type { Adapter } from '../adapters/types.js';
 import { orchestrate, type TrialOutcome } from '../orchestrator/orchestrate.js';
 import { buildReport } from '../report/buildReport.js';
 import { judgeTrial } from '../report/judge.js';
-import { removeOrphanedTempFiles, writeFileAtomicSync } from '../schema/atomicWrite.js';
+import { removeOrphanedTempFiles } from '../schema/atomicWrite.js';
 import { isAlive } from '../orchestrator/workspaces.js';
 import type { Redactor } from '../schema/redact.js';
 import type { RunInfo, RunReport, Trial } from '../schema/report.js';
 import type { Task } from '../schema/task.js';
 import type { LoadedSuite } from '../suite/loadSuite.js';
 import { runHeader } from '../report/runHeader.js';
-import { appendJournal, finishedTrialKeys, repairJournal } from './journal.js';
+import { finishedTrialKeys, journalLine, repairJournal } from './journal.js';
+import { TrialWriter } from './trialWriter.js';
 import { taskRowsFromJournal } from './reportFromJournal.js';
 
 export interface ExecuteOptions {
@@ -65,29 +66,35 @@ export async function executeRun(options: ExecuteOptions): Promise<RunReport> {
   let finished = done.size;
 
   const startedAt = new Date();
+  const writer = new TrialWriter(journalFile);
   const onTrial = (outcome: TrialOutcome) => {
-    let traceFile: string | null = null;
     // Judged as stored: redacted first, so no preview the judge cuts can split a secret, and a
     // re-scored trace file gives the same verdict.
     const trace = outcome.trace ? redactor.deep(outcome.trace) : null;
-    if (trace) {
-      traceFile = traceFileName(outcome.task.id, outcome.epoch);
-      writeFileAtomicSync(path.join(outDir, traceFile), JSON.stringify(trace, null, 1) + '\n');
-    }
+    const traceFile = trace ? traceFileName(outcome.task.id, outcome.epoch) : null;
     const trial = redactor.deep(judgeTrial(outcome.task, outcome.epoch, trace, outcome.error, outcome.durationMs, traceFile));
-    appendJournal(journalFile, { task_id: outcome.task.id, fingerprint: outcome.task.fingerprint, trial });
+    writer.write({
+      traceFile: traceFile && path.join(outDir, traceFile),
+      trace: trace && JSON.stringify(trace) + '\n',
+      line: journalLine({ task_id: outcome.task.id, fingerprint: outcome.task.fingerprint, trial }),
+    });
     finished++;
     options.onProgress?.(finished, total, trial, outcome.task.id);
   };
 
-  await orchestrate(options.adapter, options.tasks, {
-    concurrency: options.concurrency,
-    epochs: options.epochs,
-    timeoutMs: options.timeoutMs,
-    signal: options.signal,
-    skip: isDone,
-    onTrial,
-  });
+  try {
+    await orchestrate(options.adapter, options.tasks, {
+      concurrency: options.concurrency,
+      epochs: options.epochs,
+      timeoutMs: options.timeoutMs,
+      signal: options.signal,
+      skip: isDone,
+      onTrial,
+    });
+  } finally {
+    // Every finished trial is stored before the report is built from the journal (or the run fails).
+    await writer.close();
+  }
 
   const endedAt = new Date();
   const run: RunInfo = {

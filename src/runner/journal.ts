@@ -1,4 +1,4 @@
-import { appendFileSync, closeSync, existsSync, fstatSync, ftruncateSync, openSync, readSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, ftruncateSync, openSync, readSync } from 'node:fs';
 import { TrialSchema, type Trial } from '../schema/report.js';
 
 /**
@@ -12,8 +12,9 @@ export interface JournalEntry {
   trial: Trial;
 }
 
-export function appendJournal(file: string, entry: JournalEntry): void {
-  appendFileSync(file, JSON.stringify(entry) + '\n');
+/** One journal line: the entry as JSON and a newline, written in one write(2) in append mode. */
+export function journalLine(entry: JournalEntry): string {
+  return JSON.stringify(entry) + '\n';
 }
 
 /**

@@ -10,9 +10,14 @@ import path from 'node:path';
  * (cassettes) and the platform (traces, reports, baselines) share it.
  */
 
-/** `.report.json.<pid>.<random>.tmp`: hidden, in the target's folder (a rename never crosses a disk). */
+// Unique within the process (a counter, not randomness: a run writes one file per trial); the
+// random start keeps two writers that share a pid (containers) apart.
+let tempSeq = randomBytes(4).readUInt32BE(0);
+
+/** `.report.json.<pid>.<8 hex>.tmp`: hidden, in the target's folder (a rename never crosses a disk). */
 export function tempPathFor(file: string): string {
-  return path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+  tempSeq = (tempSeq + 1) >>> 0;
+  return path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${tempSeq.toString(16).padStart(8, '0')}.tmp`);
 }
 
 /** True for a temporary file left by a writer that was killed before its rename. */

@@ -39,8 +39,27 @@ export type ExitReason = z.infer<typeof ExitReasonSchema>;
 export const SpanKindSchema = z.enum(['agent', 'llm', 'tool', 'compression']);
 export type SpanKind = z.infer<typeof SpanKindSchema>;
 
-const AttributeValue = z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(z.string())]);
-export type AttributeValue = z.infer<typeof AttributeValue>;
+export type AttributeValue = string | number | boolean | null | string[];
+
+function isAttributeValue(value: unknown): value is AttributeValue {
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+      return true;
+    case 'number':
+      return Number.isFinite(value);
+    case 'object':
+      return value === null || (Array.isArray(value) && value.every((item) => typeof item === 'string'));
+    default:
+      return false;
+  }
+}
+
+/**
+ * One predicate, not a union of five schemas: every trace is validated when it is judged and when
+ * the report embeds it, and a trace has dozens of attributes (a union tries each member in turn).
+ */
+const AttributeValue = z.custom<AttributeValue>(isAttributeValue, { message: 'an attribute value is a string, a finite number, a boolean, null or a list of strings' });
 
 export const SpanEventSchema = z.object({
   name: z.string(),

@@ -1,7 +1,9 @@
 import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { appendJournal, finishedTrialKeys, journalEntries, repairJournal, type JournalEntry } from '../../src/runner/journal.js';
+import { finishedTrialKeys, journalEntries, journalLine, repairJournal, type JournalEntry } from '../../src/runner/journal.js';
+
+const appendJournal = (file: string, entry: JournalEntry) => appendFileSync(file, journalLine(entry));
 import { tempDir } from '../helpers/cli.js';
 import { makeReport } from '../helpers/reportBuilder.js';
 

@@ -1,6 +1,9 @@
+import { appendFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { appendJournal } from '../../src/runner/journal.js';
+import { journalLine, type JournalEntry } from '../../src/runner/journal.js';
+
+const appendJournal = (file: string, entry: JournalEntry) => appendFileSync(file, journalLine(entry));
 import { taskRowsFromJournal } from '../../src/runner/reportFromJournal.js';
 import { evaluateGate } from '../../src/gate/gate.js';
 import { completeness } from '../../src/report/completeness.js';

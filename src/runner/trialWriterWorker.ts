@@ -1,0 +1,36 @@
+/**
+ * The thread that stores finished trials (see trialWriter.ts): for each, its trace file, written
+ * atomically, then its journal line, in the order they came. It answers each batch with the count
+ * stored, or with the first error, after which it stores nothing more.
+ */
+import { closeSync, openSync, writeSync } from 'node:fs';
+import { parentPort, workerData } from 'node:worker_threads';
+import { writeFileAtomicSync } from '../schema/atomicWrite.js';
+import type { StoredTrial, WriterReply } from './trialWriter.js';
+
+const port = parentPort!;
+const journal = openSync((workerData as { journalFile: string }).journalFile, 'a');
+let failed = false;
+
+function store(item: StoredTrial): void {
+  if (item.traceFile !== null && item.trace !== null) writeFileAtomicSync(item.traceFile, item.trace);
+  const line = Buffer.from(item.line);
+  for (let at = 0; at < line.length; ) at += writeSync(journal, line, at);
+}
+
+port.on('message', (batch: StoredTrial[] | 'close') => {
+  if (batch === 'close') {
+    closeSync(journal);
+    port.close();
+    return;
+  }
+  if (failed) return;
+  try {
+    for (const item of batch) store(item);
+    port.postMessage({ stored: batch.length } satisfies WriterReply);
+  } catch (error) {
+    failed = true;
+    const { message, code } = error as NodeJS.ErrnoException;
+    port.postMessage({ error: message, code } satisfies WriterReply);
+  }
+});

@@ -1,0 +1,41 @@
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { TracegateError } from '../../src/schema/runError.js';
+import { TrialWriter } from '../../src/runner/trialWriter.js';
+import { tempDir } from '../helpers/cli.js';
+
+describe('TrialWriter (finished trials stored on a thread of their own)', () => {
+  it('stores each trace and then its journal line, in order, by the time flush resolves', async () => {
+    const dir = tempDir('tracegate-writer-');
+    const journal = path.join(dir, 'results.jsonl');
+    const writer = new TrialWriter(journal);
+    for (let i = 0; i < 500; i++) {
+      writer.write({ traceFile: path.join(dir, `t${i}.json`), trace: `{"n":${i}}\n`, line: `{"i":${i}}\n` });
+      if (i % 100 === 0) await new Promise((resolve) => setImmediate(resolve));
+    }
+    writer.write({ traceFile: null, trace: null, line: '{"i":"errored, no trace"}\n' });
+    await writer.flush();
+    const lines = readFileSync(journal, 'utf8').trim().split('\n');
+    expect(lines).toHaveLength(501);
+    expect(lines.slice(0, 3)).toEqual(['{"i":0}', '{"i":1}', '{"i":2}']);
+    expect(readFileSync(path.join(dir, 't499.json'), 'utf8')).toBe('{"n":499}\n');
+    await writer.close();
+  });
+
+  it('a trace it cannot store fails the run: flush rejects naming why, no later line is written, later writes throw', async () => {
+    const dir = tempDir('tracegate-writer-');
+    const journal = path.join(dir, 'results.jsonl');
+    const writer = new TrialWriter(journal);
+    writer.write({ traceFile: path.join(dir, 'ok.json'), trace: '{}\n', line: '{"i":"ok"}\n' });
+    writer.write({ traceFile: path.join(dir, 'no-such-folder', 'bad.json'), trace: '{}\n', line: '{"i":"bad"}\n' });
+    writer.write({ traceFile: path.join(dir, 'after.json'), trace: '{}\n', line: '{"i":"after"}\n' });
+    const failure = await writer.flush().catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(TracegateError);
+    expect(failure).toMatchObject({ code: 'COULD_NOT_RUN', message: expect.stringMatching(/could not store a finished trial: ENOENT.*bad\.json/) });
+    expect(readFileSync(journal, 'utf8')).toBe('{"i":"ok"}\n');
+    expect(existsSync(path.join(dir, 'after.json'))).toBe(false);
+    expect(() => writer.write({ traceFile: null, trace: null, line: '{}\n' })).toThrow(/could not store/);
+    await expect(writer.close()).rejects.toThrow(/could not store/);
+  });
+});
