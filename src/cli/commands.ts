@@ -2,6 +2,7 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { readReport, saveBaseline } from '../baseline/baselineFile.js';
 import { renderHtml } from '../reporters/html/renderHtml.js';
+import { ViewerTraces } from '../reporters/html/viewerTraces.js';
 import { jsonReporter } from '../reporters/jsonReporter.js';
 import { traceStory } from '../reporters/traceStory.js';
 import { writeFileAtomic } from '../schema/atomicWrite.js';
@@ -149,26 +150,28 @@ export function registerCompare(program: Command, handle: Handle): void {
       let reportA: Awaited<ReturnType<typeof runInto>>;
       let reportB: typeof reportA;
       let rules = gateInputs.rules;
+      // B's report is the page's; A's traces are read from a/ as a baseline's are.
+      const viewerTraces = new ViewerTraces();
       if (flags.epochs === 'auto') {
         // Both sides run in stages together; B is diffed at the level of the look the run stopped at.
         process.stderr.write(`variant B (${variantB.name}) → ${path.relative(process.cwd(), outDir)}\n`);
         const paired = pairedEpochsAuto(flags);
         const flagsA: RunFlags & Pick<EpochsFlags, 'pairedSide'> = { ...flags, pairedSide: paired.side('a') };
         const flagsB: RunFlags & Pick<EpochsFlags, 'pairedSide'> = { ...flags, pairedSide: paired.side('b') };
-        [reportA, reportB] = await Promise.all([runInto(prepared, flagsA, variantA, aDir, adapterA), runInto(prepared, flagsB, variantB, outDir, adapterB)]);
+        [reportA, reportB] = await Promise.all([runInto(prepared, flagsA, variantA, aDir, adapterA), runInto(prepared, flagsB, variantB, outDir, adapterB, viewerTraces)]);
         rules = { ...rules, alpha: paired.finalLevel() };
         await jsonReporter.write(prepared.redactor.deep(reportA), aDir);
       } else {
         reportA = await runInto(prepared, flags, variantA, aDir, adapterA);
         await jsonReporter.write(prepared.redactor.deep(reportA), aDir);
         process.stderr.write(`variant B (${variantB.name}) → ${path.relative(process.cwd(), outDir)}\n`);
-        reportB = await runInto(prepared, flags, variantB, outDir, adapterB);
+        reportB = await runInto(prepared, flags, variantB, outDir, adapterB, viewerTraces);
       }
       return finishReport(reportB, outDir, flags, {
         ...gateInputs,
         rules,
         baseline: { report: reportA, file: path.join(aDir, 'report.json'), traceDir: 'a' },
-      }, prepared.redactor);
+      }, prepared.redactor, viewerTraces);
     }),
   );
 }

@@ -4,6 +4,7 @@ import { readReport } from '../baseline/baselineFile.js';
 import { diffReports } from '../baseline/diff.js';
 import { defaultRules, evaluateGate } from '../gate/gate.js';
 import { htmlReporter } from '../reporters/html/htmlReporter.js';
+import type { ViewerTraces } from '../reporters/html/viewerTraces.js';
 import { jsonReporter } from '../reporters/jsonReporter.js';
 import { junitReporter } from '../reporters/junitReporter.js';
 import { runReporters } from '../reporters/runAll.js';
@@ -96,7 +97,15 @@ export function loadGateInputs(flags: GateFlags, options: { baselineFromRun?: bo
  * The common end of run, diff, compare and merge: attach the diff and gate, write every artifact
  * (one broken reporter does not stop the others), print the summary, and return the exit code.
  */
-export async function finishReport(report: RunReport, outDir: string, flags: Pick<GateFlags, 'html'>, inputs: GateInputs, redactor: Redactor): Promise<number> {
+export async function finishReport(
+  report: RunReport,
+  outDir: string,
+  flags: Pick<GateFlags, 'html'>,
+  inputs: GateInputs,
+  redactor: Redactor,
+  /** Traces the run packed for the page as it stored them (run and compare). */
+  viewerTraces?: ViewerTraces,
+): Promise<number> {
   const { rules, source, baseline } = inputs;
   const diffed: RunReport = { ...report };
   if (baseline) {
@@ -105,7 +114,7 @@ export async function finishReport(report: RunReport, outDir: string, flags: Pic
   const gate = evaluateGate(diffed, rules, source);
   const finished = finalizeReport({ ...diffed, gate }, redactor);
 
-  const reporters = [jsonReporter, junitReporter, summaryMarkdownReporter, ...(flags.html ? [htmlReporter] : [])];
+  const reporters = [jsonReporter, junitReporter, summaryMarkdownReporter, ...(flags.html ? [htmlReporter(viewerTraces)] : [])];
   const { written, failures } = await runReporters(reporters, finished, outDir);
 
   const out = process.stdout;

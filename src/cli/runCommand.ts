@@ -12,6 +12,7 @@ import { safeRegex, type SafeRegex } from '../schema/safeRegex.js';
 import { MAX_TIMEOUT_MS, type Task } from '../schema/task.js';
 import { loadSuites, type LoadedSuite } from '../suite/loadSuite.js';
 import { executeRun } from '../runner/executeRun.js';
+import { ViewerTraces } from '../reporters/html/viewerTraces.js';
 import { CliError, EXIT } from './exitCodes.js';
 import { addGateOptions, finishReport, loadGateInputs, type GateFlags } from './finishReport.js';
 import { ensureWritableDir } from './outputDir.js';
@@ -155,7 +156,14 @@ export async function buildAdapter(flags: RunFlags, variant: LoadedVariant | nul
 }
 
 /** Runs the prepared tasks into `outDir` with an adapter built (and checked) before. Ctrl-C stops new trials and keeps the finished ones. */
-export async function runInto(prepared: PreparedRun, flags: RunFlags, variant: LoadedVariant | null, outDir: string, adapter: Adapter): Promise<RunReport> {
+export async function runInto(
+  prepared: PreparedRun,
+  flags: RunFlags,
+  variant: LoadedVariant | null,
+  outDir: string,
+  adapter: Adapter,
+  viewerTraces?: ViewerTraces,
+): Promise<RunReport> {
   const controller = new AbortController();
   const onSignal = () => {
     if (controller.signal.aborted) process.exit(EXIT.COULD_NOT_RUN);
@@ -177,6 +185,7 @@ export async function runInto(prepared: PreparedRun, flags: RunFlags, variant: L
       variant: variant ? { name: variant.name, file: variant.file } : null,
       resume,
       signal: controller.signal,
+      ...(viewerTraces && flags.html ? { viewerTraces } : {}),
       onProgress: flags.quiet
         ? undefined
         : (done, total, trial, taskId) => {
@@ -230,10 +239,11 @@ Exit codes: 0 gate passed, 1 gate failed, 2 bad input or usage, 3 could not run.
       const adapter = await buildAdapter(flags, variant, prepared);
       const outDir = path.resolve(flags.out);
       ensureWritableDir(outDir);
-      const report = await runInto(prepared, flags, variant, outDir, adapter);
+      const viewerTraces = new ViewerTraces();
+      const report = await runInto(prepared, flags, variant, outDir, adapter, viewerTraces);
       // --epochs auto spends alpha over its looks: the diff uses the level left for the last one.
       const inputs = flags.epochs === 'auto' && flags.alpha !== undefined ? { ...gateInputs, rules: { ...gateInputs.rules, alpha: flags.alpha } } : gateInputs;
-      return finishReport(report, outDir, flags, inputs, prepared.redactor);
+      return finishReport(report, outDir, flags, inputs, prepared.redactor, viewerTraces);
     });
   });
 }

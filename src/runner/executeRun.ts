@@ -8,6 +8,7 @@ import { removeOrphanedTempFiles } from '../schema/atomicWrite.js';
 import { isAlive } from '../orchestrator/workspaces.js';
 import type { Redactor } from '../schema/redact.js';
 import type { RunInfo, RunReport, Trial } from '../schema/report.js';
+import type { ViewerTraces } from '../reporters/html/viewerTraces.js';
 import type { Task } from '../schema/task.js';
 import type { LoadedSuite } from '../suite/loadSuite.js';
 import { runHeader } from '../report/runHeader.js';
@@ -31,6 +32,8 @@ export interface ExecuteOptions {
   onProgress?: (done: number, total: number, trial: Trial, taskId: string) => void;
   /** Per-task trial count, at most `epochs` (--epochs auto runs stages through this). Default: epochs. */
   trialsWanted?: (task: Task) => number;
+  /** Packs each stored trace for report.html as it goes (while it has room). */
+  viewerTraces?: ViewerTraces;
 }
 
 export const TRACES_DIR = 'traces';
@@ -73,6 +76,8 @@ export async function executeRun(options: ExecuteOptions): Promise<RunReport> {
     const trace = outcome.trace ? redactor.deep(outcome.trace) : null;
     const traceFile = trace ? traceFileName(outcome.task.id, outcome.epoch) : null;
     const trial = redactor.deep(judgeTrial(outcome.task, outcome.epoch, trace, outcome.error, outcome.durationMs, traceFile));
+    // A trace the judge found valid is packed for the page now, while the main thread waits on the network.
+    if (trace && traceFile && trial.error?.code !== 'TRACE_INVALID') options.viewerTraces?.offer(traceFile, trace);
     writer.write({
       traceFile: traceFile && path.join(outDir, traceFile),
       trace: trace && JSON.stringify(trace) + '\n',

@@ -33,6 +33,20 @@ describe('tracegate CLI, end to end', () => {
     for (const file of ['junit.xml', 'summary.md', 'report.html']) expect(existsSync(path.join(out, file))).toBe(true);
   });
 
+  it('the report.html a run writes (traces packed as they were stored) is the page `report` renders from the files', async () => {
+    const out = tempDir();
+    const run = await runCli(['run', 'suites/demo.jsonl', '--cassettes', 'suites/demo/cassettes', '--baseline', 'baselines/demo.json', '--out', out, '-q']);
+    expect(run.code, run.stderr).toBe(0);
+    const rerendered = path.join(out, 'rerendered.html');
+    const report = await runCli(['report', path.join(out, 'report.json'), '--out', rerendered]);
+    expect(report.code, report.stderr).toBe(0);
+    const blocks = (file: string) => readFileSync(file, 'utf8').match(/<script type="application\/gzip;base64" class="trace"[^>]*>[^<]*/g);
+    const data = (file: string): unknown => JSON.parse(/id="tracegate-data">([^<]*)<\/script>/.exec(readFileSync(file, 'utf8'))![1]!);
+    expect(blocks(path.join(out, 'report.html'))).toHaveLength(16);
+    expect(blocks(rerendered)).toEqual(blocks(path.join(out, 'report.html')));
+    expect(data(rerendered)).toEqual(data(path.join(out, 'report.html')));
+  });
+
   it('validate names every broken line and field and exits 2', async () => {
     const dir = tempDir();
     const file = path.join(dir, 'broken.jsonl');

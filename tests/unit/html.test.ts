@@ -1,6 +1,10 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { inertJson, renderHtml } from '../../src/reporters/html/renderHtml.js';
+import { ViewerTraces } from '../../src/reporters/html/viewerTraces.js';
+import { TraceBuilder } from '../helpers/traceBuilder.js';
 import { tempDir } from '../helpers/cli.js';
 import { makeReport } from '../helpers/reportBuilder.js';
 
@@ -27,5 +31,24 @@ describe('report.html construction', () => {
     // Outside the inlined libraries and the inert data, the markup references nothing external.
     const markup = html.replace(/<script[^>]*>[\s\S]*?<\/script>/g, '');
     expect(/<link |@import|@font-face|src=|https?:/.test(markup)).toBe(false);
+  });
+
+  it('embeds the traces a run packed as it went, the same as packing them from their files; it keeps no more than it may embed', async () => {
+    const dir = tempDir();
+    mkdirSync(path.join(dir, 'traces'));
+    const report = makeReport([{ id: 'a', trials: 'f' }, { id: 'b', trials: 'p' }, { id: 'c', trials: 'p' }]);
+    const viewer = new ViewerTraces(2);
+    for (const id of ['a', 'b', 'c']) {
+      const trace = new TraceBuilder(id).llm().final(`answer ${id}`).build();
+      writeFileSync(path.join(dir, `traces/${id}.e0.json`), JSON.stringify(trace));
+      viewer.offer(`traces/${id}.e0.json`, trace);
+    }
+    expect(viewer.get('traces/c.e0.json')).toBeUndefined();
+    const fromFiles = await renderHtml(report, { traceRoot: dir });
+    expect(fromFiles.match(/class="trace"/g)).toHaveLength(3);
+    // b's file is gone: the page still embeds it, from what the run packed, exactly as it was.
+    rmSync(path.join(dir, 'traces/b.e0.json'));
+    expect(await renderHtml(report, { traceRoot: dir, packed: viewer })).toBe(fromFiles);
+    expect((await renderHtml(report, { traceRoot: dir })).match(/class="trace"/g)).toHaveLength(2);
   });
 });

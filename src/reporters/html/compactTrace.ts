@@ -1,3 +1,4 @@
+import { gzipSync } from 'node:zlib';
 import { TraceSchema, type Trace } from '../../schema/trace.js';
 
 const TEXT_LIMIT = 1500;
@@ -9,7 +10,11 @@ const clip = (value: unknown) => (typeof value === 'string' && value.length > TE
  * clipped, the root span dropped. Unknown input is refused (the viewer then says so).
  */
 export function compactTrace(raw: unknown) {
-  const trace: Trace = TraceSchema.parse(raw);
+  return compactValidTrace(TraceSchema.parse(raw));
+}
+
+/** compactTrace of a trace already known to be valid (a run's own, judged as it was stored). */
+function compactValidTrace(trace: Trace) {
   const t0 = Date.parse(trace.started_at);
   return {
     task_id: trace.task_id,
@@ -32,4 +37,14 @@ export function compactTrace(raw: unknown) {
         events: s.events.map((e) => e.name),
       })),
   };
+}
+
+/** A trace as the page embeds it: compacted, gzip-compressed, base64 (inert text until opened). */
+export function packTrace(trace: Trace): string {
+  return gzipSync(JSON.stringify(compactValidTrace(trace)), { level: 6 }).toString('base64');
+}
+
+/** packTrace of a trace file's text; throws on text that is not a valid trace. */
+export function packTraceText(text: string): string {
+  return packTrace(TraceSchema.parse(JSON.parse(text)));
 }

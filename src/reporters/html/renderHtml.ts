@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import { gzipSync } from 'node:zlib';
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -9,7 +8,8 @@ import type { RunReport } from '../../schema/report.js';
 import { vocabularyForViewer } from '../../schema/traceVocabulary.js';
 import { modelLabel } from '../modelLabel.js';
 import { buildCharts } from './charts.js';
-import { compactTrace } from './compactTrace.js';
+import { packTraceText } from './compactTrace.js';
+import type { ViewerTraces } from './viewerTraces.js';
 import { DETAIL_CHUNK, pageData } from './pageData.js';
 
 export interface RenderOptions {
@@ -19,9 +19,11 @@ export interface RenderOptions {
   traceBudgetBytes?: number;
   /** Most traces to embed (each is read, validated and compressed while the page is written). */
   maxEmbeddedTraces?: number;
+  /** Traces the run packed as it stored them, by trace path; any other is read from its file. */
+  packed?: ViewerTraces;
 }
 
-const DEFAULT_TRACE_BUDGET = 16 * 1024 * 1024;
+export const DEFAULT_TRACE_BUDGET = 16 * 1024 * 1024;
 /** Beyond this many, traces are linked (traces/…) rather than embedded; failures are embedded first. */
 export const DEFAULT_MAX_EMBEDDED_TRACES = 2000;
 const require = createRequire(import.meta.url);
@@ -86,14 +88,16 @@ function embeddedTraces(report: RunReport, options: RenderOptions): Map<string, 
   for (const file of wanted) {
     if (traces.size >= maxTraces) break;
     if (traces.has(file)) continue;
-    const full = path.resolve(options.traceRoot, file);
-    if (!full.startsWith(path.resolve(options.traceRoot) + path.sep) || !existsSync(full)) continue;
-    let packed: string;
-    try {
-      // gzip + base64: a trace costs a few hundred bytes of inert text until someone opens it.
-      packed = gzipSync(JSON.stringify(compactTrace(JSON.parse(readFileSync(full, 'utf8')))), { level: 6 }).toString('base64');
-    } catch {
-      continue;
+    let packed = options.packed?.get(file);
+    if (packed === undefined) {
+      const full = path.resolve(options.traceRoot, file);
+      if (!full.startsWith(path.resolve(options.traceRoot) + path.sep) || !existsSync(full)) continue;
+      try {
+        // gzip + base64: a trace costs a few hundred bytes of inert text until someone opens it.
+        packed = packTraceText(readFileSync(full, 'utf8'));
+      } catch {
+        continue;
+      }
     }
     if (used + packed.length > budget) break;
     used += packed.length;
