@@ -23,7 +23,11 @@ export interface OrchestrateOptions {
   signal: AbortSignal;
   /** Trials already done (from --resume): skipped. */
   skip?: (task: Task, epoch: number) => boolean;
-  /** Called as each trial finishes, so finished work is kept even if the run is cut short. */
+  /**
+   * Called as each trial finishes, so finished work is kept even if the run is cut short. If it
+   * throws (the trial could not be stored), no trial starts after it, those in flight are stopped
+   * and not stored, and orchestrate rethrows that error once they have ended.
+   */
   onTrial: (outcome: TrialOutcome) => Promise<void> | void;
 }
 
@@ -111,17 +115,26 @@ export async function orchestrate(adapter: Adapter, tasks: Task[], options: Orch
   };
   const shared: TrialShared = { active, park, workspaces };
   const inFlight = new Set<Promise<void>>();
+  // A trial that cannot be stored ends the run: results nobody keeps must not be paid for.
+  let storeFailure = null as { error: unknown } | null;
+  const stopped = () => options.signal.aborted || storeFailure !== null;
   try {
     for (let epoch = 0; epoch < options.epochs; epoch++) {
       for (const task of tasks) {
         if (options.skip?.(task, epoch)) continue;
         while (limit.activeCount + limit.pendingCount >= limit.concurrency) await new Promise<void>((resolve) => (slotFreed = resolve));
-        if (options.signal.aborted) break;
+        if (stopped()) break;
         const job: Promise<void> = limit(async () => {
-          if (options.signal.aborted) return;
+          if (stopped()) return;
           const outcome = await runTrial(adapter, task, epoch, options, shared);
-          if (outcome.error?.code === 'INTERRUPTED') return;
-          await options.onTrial(outcome);
+          if (outcome.error?.code === 'INTERRUPTED' || stopped()) return;
+          try {
+            await options.onTrial(outcome);
+          } catch (error) {
+            if (storeFailure) return;
+            storeFailure = { error };
+            for (const controller of active) controller.abort(error);
+          }
         }).finally(() => {
           inFlight.delete(job);
           wakeProducer();
@@ -130,6 +143,7 @@ export async function orchestrate(adapter: Adapter, tasks: Task[], options: Orch
       }
     }
     await Promise.all(inFlight);
+    if (storeFailure) throw storeFailure.error;
   } finally {
     options.signal.removeEventListener('abort', abortAll);
     await workspaces.dispose();

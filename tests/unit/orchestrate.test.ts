@@ -30,6 +30,37 @@ function adapter(behave: (id: string, workspace: string, signal: AbortSignal) =>
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('orchestrator', () => {
+  it('a trial that cannot be stored ends the run: nothing starts after it, trials in flight are stopped, the error comes out', async () => {
+    const seen = { inFlight: 0, max: 0 };
+    const tasks = Array.from({ length: 40 }, (_, i) => makeTask({ id: `t${i}`, workspace: null }));
+    let started = 0;
+    let stored = 0;
+    const failure = new Error('ENOSPC: no space left on device');
+    const run = orchestrate(
+      adapter(async (_id, _ws, signal) => {
+        started++;
+        await new Promise((resolve, reject) => {
+          const timer = setTimeout(resolve, 30);
+          signal.addEventListener('abort', () => (clearTimeout(timer), reject(signal.reason)), { once: true });
+        });
+      }, seen),
+      tasks,
+      {
+        concurrency: 4,
+        epochs: 2,
+        timeoutMs: 10_000,
+        signal: new AbortController().signal,
+        onTrial: () => {
+          if (++stored === 3) throw failure;
+        },
+      },
+    );
+    await expect(run).rejects.toBe(failure);
+    expect(stored).toBeLessThanOrEqual(4);
+    expect(started).toBeLessThanOrEqual(3 + 4);
+    expect(seen.inFlight).toBe(0);
+  });
+
   it('keeps a crash and a timeout to their own tasks, bounds concurrency and runs every epoch', async () => {
     const seen = { inFlight: 0, max: 0 };
     const tasks = ['crash', 'hang', 'a', 'b', 'c', 'd'].map((id) => makeTask({ id, workspace: null, timeoutMs: id === 'hang' ? 300 : null }));
