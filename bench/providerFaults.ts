@@ -11,6 +11,8 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { floorStats } from './retryAfterFloor.js';
+import { rng } from './seededRandom.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const TASKS = Number(process.env['BENCH_FAULT_TASKS'] ?? 1000);
@@ -20,8 +22,7 @@ const LATENCY_MS = 100;
 /** A chat-completions server that answers after LATENCY_MS, and 429s a share of requests. */
 async function server(rate429: number): Promise<{ url: string; counts: { requests: number; limited: number }; close: () => Promise<void> }> {
   const counts = { requests: 0, limited: 0 };
-  let seed = 42;
-  const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  const random = rng(42);
   const srv = createServer((req, res) => {
     let raw = '';
     req.on('data', (c) => (raw += c));
@@ -79,4 +80,15 @@ console.log(`\n4. provider faults: ${TASKS} tasks at -j ${J}, one model request 
 console.log(`   clean:          ${clean.seconds.toFixed(2)} s (ratio to ideal ${(clean.seconds / ideal).toFixed(2)}), ${clean.passed} passed, ${clean.errored} errored, exit ${clean.code}`);
 console.log(`   10% 429s (Retry-After 1 s, ${faulty.limited} of ${faulty.requests} requests): ${faulty.seconds.toFixed(2)} s, ${faulty.passed} passed, ${faulty.errored} errored, exit ${faulty.code}`);
 console.log(`   ratio with 429s / clean: ${(faulty.seconds / clean.seconds).toFixed(2)} (bar: ≤ 1.3 and 0 errored: ${faulty.seconds / clean.seconds <= 1.3 && faulty.errored === 0 ? 'met' : 'NOT met'})`);
+// What the 429s cost any client that honours Retry-After (bench/retryAfterFloor.ts), and tracegate against that.
+const params = { tasks: TASKS, concurrency: J, latencyS: LATENCY_MS / 1000, retryAfterS: 1 };
+const cleanFloor = floorStats({ ...params, rate429: 0 }, 1).mean;
+const faultFloor = floorStats({ ...params, rate429: 0.1 });
+const overhead = clean.seconds - cleanFloor;
+console.log(
+  `   floor for a client with no overhead (simulated, 200 fault draws): clean ${cleanFloor.toFixed(2)} s, with 10% 429s ${faultFloor.mean.toFixed(2)} s (p90 ${faultFloor.p90.toFixed(2)} s): ratio ${(faultFloor.mean / cleanFloor).toFixed(2)} from the Retry-After waits alone`,
+);
+console.log(
+  `   tracegate with 429s against that floor plus its own clean overhead (${overhead.toFixed(2)} s): ${faulty.seconds.toFixed(2)} s vs ${(faultFloor.mean + overhead).toFixed(2)} s, ratio ${(faulty.seconds / (faultFloor.mean + overhead)).toFixed(2)} (p90 floor: ${(faulty.seconds / (faultFloor.p90 + overhead)).toFixed(2)})`,
+);
 rmSync(dir, { recursive: true, force: true });
