@@ -56,9 +56,10 @@ export class OpenAIModel implements Model {
   private readonly budgetMs: number;
 
   constructor(private readonly options: OpenAIModelOptions) {
-    const baseURL = options.baseURL ?? process.env['OPENAI_BASE_URL'] ?? 'https://api.openai.com/v1';
+    // An empty variable counts as unset, as the openai clients read it.
+    const baseURL = options.baseURL || process.env['OPENAI_BASE_URL']?.trim() || 'https://api.openai.com/v1';
     // Local servers (Ollama, llama.cpp) ignore the key, but OpenAI-compatible gateways expect the header.
-    const apiKey = options.apiKey ?? process.env['OPENAI_API_KEY'] ?? 'not-needed';
+    const apiKey = options.apiKey || process.env['OPENAI_API_KEY']?.trim() || 'not-needed';
     this.budgetMs = options.timeoutMs ?? 300_000;
     this.url = `${baseURL.replace(/\/+$/, '')}/chat/completions`;
     const organization = process.env['OPENAI_ORG_ID'];

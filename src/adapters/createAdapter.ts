@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { ErrorPattern } from '../capture/trafficSpans.js';
 import type { Redactor } from '../schema/redact.js';
 import { createHarnessAdapter } from './harnessAdapter.js';
-import type { ModelPlan, SystemPlan } from './resolveSystem.js';
+import type { SystemPlan } from './resolveSystem.js';
 import { AdapterConfigError, type Adapter } from './types.js';
 
 export interface AdapterDeps {

@@ -21,7 +21,13 @@ export class ViewerTraces {
   /** Packs `trace` (valid, redacted: as stored at `file`) while there is room. */
   offer(file: string, trace: Trace): void {
     if (this.packed.size >= this.maxTraces || this.bytes >= this.maxBytes) return;
-    const packed = packTrace(trace);
+    let packed: string;
+    try {
+      packed = packTrace(trace);
+    } catch {
+      // Not a shape the page can show: left to its file, which the page skips as it always has.
+      return;
+    }
     this.packed.set(file, packed);
     this.bytes += packed.length;
   }
