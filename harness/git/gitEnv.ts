@@ -1,4 +1,4 @@
-import { fileURLToPath } from 'node:url';
+import { packageFile } from '../../src/schema/packageFiles.js';
 import path from 'node:path';
 
 /**
@@ -44,9 +44,7 @@ export const NEUTRAL_GIT_CONFIG: ReadonlyArray<readonly [key: string, value: str
 ];
 
 export function gitShimDir(): string {
-  // Source and compiled builds sit at the same depth below the package root.
-  const here = path.dirname(fileURLToPath(import.meta.url));
-  return here.includes(`${path.sep}dist${path.sep}`) ? path.resolve(here, '../../../harness/git/bin') : path.resolve(here, 'bin');
+  return packageFile('harness', 'git', 'bin');
 }
 
 /** The git part of a sandboxed command's environment. */

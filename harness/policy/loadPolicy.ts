@@ -1,17 +1,13 @@
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import { JsonFileError, readJson, zodProblem } from '../../src/schema/jsonFile.js';
+import { packageFile } from '../../src/schema/packageFiles.js';
 import { PolicySchema, type Policy } from '../../src/schema/policy.js';
 import { lineOfJsonString, regexProblem } from '../../src/schema/safeRegex.js';
 
 /** The shipped default policy, documented in the README. */
 export function defaultPolicyPath(): string {
-  // Source and compiled builds sit at the same depth below the package root.
-  const here = path.dirname(fileURLToPath(import.meta.url));
-  const fromSource = path.resolve(here, 'default-policy.json');
-  const fromDist = path.resolve(here, '../../../harness/policy/default-policy.json');
-  return here.includes(`${path.sep}dist${path.sep}`) ? fromDist : fromSource;
+  return packageFile('harness', 'policy', 'default-policy.json');
 }
 
 export function loadPolicy(file: string = defaultPolicyPath()): Policy {

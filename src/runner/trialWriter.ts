@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { once } from 'node:events';
-import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import { packageFile } from '../schema/packageFiles.js';
 import { TracegateError } from '../schema/runError.js';
 
 /** One finished trial as stored: its trace file (absolute path and JSON text) and its journal line. */
@@ -14,13 +14,11 @@ export interface StoredTrial {
 /** What the writer thread answers a batch with. */
 export type WriterReply = { stored: number } | { error: string; code?: string | undefined };
 
-/** The thread's compiled file; from the TypeScript sources (a test run) it is the built copy in dist/. */
+/** The thread's compiled file, in dist/ (also when the caller runs from the sources or the bundle). */
 function workerFile(): string {
-  const beside = fileURLToPath(new URL('./trialWriterWorker.js', import.meta.url));
-  if (existsSync(beside)) return beside;
-  const built = fileURLToPath(new URL('../../dist/src/runner/trialWriterWorker.js', import.meta.url));
-  if (existsSync(built)) return built;
-  throw new Error('trialWriterWorker.js not found: run `npm run build`');
+  const built = packageFile('dist', 'src', 'runner', 'trialWriterWorker.js');
+  if (!existsSync(built)) throw new Error(`${built} not found: run \`npm run build\``);
+  return built;
 }
 
 /**

@@ -2,8 +2,8 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { completeness } from '../../report/completeness.js';
+import { packageFile as shippedFile } from '../../schema/packageFiles.js';
 import type { RunReport } from '../../schema/report.js';
 import { vocabularyForViewer } from '../../schema/traceVocabulary.js';
 import { modelLabel } from '../modelLabel.js';
@@ -28,13 +28,9 @@ export const DEFAULT_TRACE_BUDGET = 16 * 1024 * 1024;
 export const DEFAULT_MAX_EMBEDDED_TRACES = 2000;
 const require = createRequire(import.meta.url);
 
-/** The viewer's own files, found beside the source whether running from src/ or dist/. */
+/** The viewer's own files (shipped as sources: src/reporters/html/assets). */
 function asset(name: string): string {
-  const here = path.dirname(fileURLToPath(import.meta.url));
-  for (const candidate of [path.join(here, 'assets', name), path.resolve(here, '../../../../src/reporters/html/assets', name)]) {
-    if (existsSync(candidate)) return readFileSync(candidate, 'utf8');
-  }
-  throw new Error(`report asset ${name} not found`);
+  return readFileSync(shippedFile('src', 'reporters', 'html', 'assets', name), 'utf8');
 }
 
 const VENDOR: Array<[string, string]> = [
