@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // The CLI is compiled to dist/ by `npm ci` (the prepare script) or `npm run build`.
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { setFlagsFromString } from 'node:v8';
 
 // A long run allocates far more than it keeps (its live heap stays flat, see docs/runs.md#memory);
@@ -9,10 +9,14 @@ import { setFlagsFromString } from 'node:v8';
 // whenever it sizes the heap, so setting it here, before any work, takes effect.
 if (!process.execArgv.some((a) => a.startsWith('--heap-growing-percent'))) setFlagsFromString('--heap-growing-percent=20');
 
-const entry = new URL('../dist/src/cli/main.js', import.meta.url);
-if (!existsSync(entry)) {
+const compiled = new URL('../dist/src/cli/main.js', import.meta.url);
+if (!existsSync(compiled)) {
   process.stderr.write('tracegate is not built yet: run `npm ci` (or `npm run build`) in the tracegate folder first.\n');
   process.exit(3);
 }
-const { main } = await import(entry.href);
+// The bundle of the same code (scripts/bundleCli.mjs) starts in half the time; a bundle older than
+// the compiled files (a `tsc` alone since) is stale and is passed over.
+const bundle = new URL('../dist/bundle/main.js', import.meta.url);
+const fresh = existsSync(bundle) && statSync(bundle).mtimeMs >= statSync(compiled).mtimeMs;
+const { main } = await import((fresh ? bundle : compiled).href);
 process.exitCode = await main(process.argv);
