@@ -76,6 +76,15 @@ function replyHeaders(headers: IncomingHttpHeaders): ReplyHeaders {
   };
 }
 
+/** Headers that carry credentials: a redirect to another origin does not get them (as fetch does it). */
+const CREDENTIAL_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie']);
+
+/** The request as sent on to `next`: the same, minus its credentials if `next` is another origin. */
+function redirected(init: HttpRequestInit, from: URL, next: URL): HttpRequestInit {
+  if (next.origin === from.origin) return init;
+  return { ...init, headers: Object.fromEntries(Object.entries(init.headers).filter(([name]) => !CREDENTIAL_HEADERS.has(name.toLowerCase()))) };
+}
+
 export function nodeHttpRequest(url: string | URL, init: HttpRequestInit, signal: AbortSignal | undefined, maxBodyBytes: number): Promise<HttpReply> {
   return send(typeof url === 'string' ? new URL(url) : url, init, signal, maxBodyBytes, 0);
 }
@@ -108,7 +117,13 @@ function send(url: URL, init: HttpRequestInit, signal: AbortSignal | undefined, 
       if ((status === 307 || status === 308) && location && redirects < MAX_REDIRECTS) {
         response.resume();
         settle();
-        send(new URL(location, url), init, signal, maxBodyBytes, redirects + 1).then(resolve, reject);
+        let next: URL;
+        try {
+          next = new URL(location, url);
+        } catch {
+          return reject(new TypeError(`fetch failed: redirect to an invalid location ${JSON.stringify(location.slice(0, 200))}`));
+        }
+        send(next, redirected(init, url, next), signal, maxBodyBytes, redirects + 1).then(resolve, reject);
         return;
       }
       if (Number(response.headers['content-length'] ?? 0) > maxBodyBytes) {

@@ -77,6 +77,24 @@ describe('nodeHttpRequest (the model client transport)', () => {
     await expect(nodeHttpRequest(`${base}/huge`, get, undefined, MAX)).rejects.toBeInstanceOf(BodyTooLarge);
   });
 
+  it('a redirect to another origin does not carry the key (a hostile endpoint cannot forward it on)', async () => {
+    const other = createServer((req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ auth: req.headers['authorization'] ?? null, cookie: req.headers['cookie'] ?? null })));
+    await new Promise<void>((r) => other.listen(0, '127.0.0.1', r));
+    const elsewhere = `http://localhost:${(other.address() as AddressInfo).port}/v1/chat/completions`;
+    const hop = createServer((_req, res) => res.writeHead(307, { location: elsewhere }).end());
+    await new Promise<void>((r) => hop.listen(0, '127.0.0.1', r));
+    try {
+      const reply = await nodeHttpRequest(`http://127.0.0.1:${(hop.address() as AddressInfo).port}/v1/chat/completions`, { method: 'POST', headers: { authorization: 'Bearer sk-secret', Cookie: 'a=b', 'content-type': 'application/json' }, body: '{}' }, undefined, MAX);
+      expect(JSON.parse(reply.body)).toEqual({ auth: null, cookie: null });
+      // The same origin keeps it (the 308 test above sends to /echo on the same server).
+      const same = await nodeHttpRequest(`${base}/moved`, { method: 'POST', headers: { authorization: 'Bearer k' }, body: 'x' }, undefined, MAX);
+      expect(JSON.parse(same.body)).toMatchObject({ auth: 'Bearer k' });
+    } finally {
+      other.close();
+      hop.close();
+    }
+  });
+
   it('stops a decompression bomb at the cap', async () => {
     await expect(nodeHttpRequest(`${base}/bomb`, get, undefined, MAX)).rejects.toThrow(/over \d+ bytes/);
   });
