@@ -1,5 +1,5 @@
 /** The reference harness's public surface: what an adapter (or any program) may use. */
-export { runAgent, stripThink, type AgentTask } from './agent/loop.js';
+export { MAX_TOOL_CALLS_PER_REPLY, runAgent, stripThink, type AgentTask } from './agent/loop.js';
 export { runPolicyTask, type PolicyTaskInput } from './agent/policyTask.js';
 export { DEFAULT_SETTINGS, DEFAULT_SYSTEM_PROMPT, type HarnessDeps, type HarnessSettings } from './agent/config.js';
 export { OpenAIModel, type OpenAIModelOptions } from './model/openaiModel.js';

@@ -21,6 +21,11 @@ export interface AgentTask {
 }
 
 const NUDGE = 'Your last reply was empty. Call a tool, or give your final answer as plain text.';
+/**
+ * The most tool calls one reply may run (models that call in parallel send a few dozen at most). The
+ * endpoint is untrusted: a reply with thousands of calls must not run them all inside one step.
+ */
+export const MAX_TOOL_CALLS_PER_REPLY = 64;
 
 /** Removes reasoning blocks (`<think>…</think>`, also one left unclosed) from a reply. */
 export function stripThink(text: string): string {
@@ -101,20 +106,22 @@ async function agentLoop(task: AgentTask, deps: HarnessDeps, signal: AbortSignal
         { taskId: task.id, step, signal, deadline: task.deadline, park: task.park },
       );
       recorder.addUsage(reply.usage.input_tokens, reply.usage.output_tokens);
+      const toolCalls = reply.toolCalls.slice(0, MAX_TOOL_CALLS_PER_REPLY);
+      if (toolCalls.length < reply.toolCalls.length) llm.event('tool_calls_capped', { received: reply.toolCalls.length, run: toolCalls.length });
       const visible = stripThink(reply.content ?? '');
       llm
         .set({
           'gen_ai.usage.input_tokens': reply.usage.input_tokens,
           'gen_ai.usage.output_tokens': reply.usage.output_tokens,
           'gen_ai.response.finish_reasons': reply.finishReason ? [reply.finishReason] : [],
-          'llm.tool_calls': reply.toolCalls.length,
+          'llm.tool_calls': toolCalls.length,
           'llm.content_preview': recorder.preview(reply.content ?? '', 2000),
           'llm.think_stripped': visible !== (reply.content ?? '').trim(),
           ...(reply.providerRetries ? { 'llm.provider_retries': reply.providerRetries } : {}),
         })
         .end();
 
-      if (reply.toolCalls.length === 0) {
+      if (toolCalls.length === 0) {
         if (reply.refusal) return recorder.finish(reply.refusal, 'refused');
         if (visible) return recorder.finish(visible, 'completed');
         llm.event('empty_reply');
@@ -125,11 +132,11 @@ async function agentLoop(task: AgentTask, deps: HarnessDeps, signal: AbortSignal
       messages.push({
         role: 'assistant',
         content: reply.content,
-        tool_calls: reply.toolCalls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } })),
+        tool_calls: toolCalls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } })),
       });
       if (currentChoice !== 'none') currentChoice = 'auto';
       // Several calls of one reply run one after another, in the order the model gave them.
-      for (const [index, call] of reply.toolCalls.entries()) {
+      for (const [index, call] of toolCalls.entries()) {
         const result = await runToolCall(call, {
           taskId: task.id,
           step,

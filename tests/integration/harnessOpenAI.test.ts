@@ -7,6 +7,7 @@ import {
   CassetteModel,
   DEFAULT_SETTINGS,
   loadPolicy,
+  MAX_TOOL_CALLS_PER_REPLY,
   nonInteractiveApprover,
   OpenAIModel,
   RecordingModel,
@@ -132,6 +133,20 @@ describe("the harness's OpenAI-compatible client on loopback", () => {
     process.off('warning', onWarning);
     expect(trace.spans.filter((s) => s.kind === 'llm')).toHaveLength(15);
     expect(warnings).not.toContain('MaxListenersExceededWarning');
+  });
+
+  it('runs at most 64 tool calls of one reply and says so on the model span; the next request pairs every call it kept', async () => {
+    const calls = Array.from({ length: 200 }, () => ({ name: 'calculator', arguments: '{"operation":"add","a":1,"b":1}' }));
+    const { server, baseURL } = await serve((_body, i) => (i === 0 ? { tool_calls: calls } : { content: 'done' }));
+    const trace = await run(new OpenAIModel({ model: 'm', baseURL }), 'add', workspace());
+    expect(trace.final_answer).toEqual({ text: 'done', exit_reason: 'completed' });
+    expect(toolSpans(trace)).toHaveLength(MAX_TOOL_CALLS_PER_REPLY);
+    const firstLlm = trace.spans.find((s) => s.kind === 'llm')!;
+    expect(firstLlm.attributes['llm.tool_calls']).toBe(MAX_TOOL_CALLS_PER_REPLY);
+    expect(firstLlm.events).toContainEqual(expect.objectContaining({ name: 'tool_calls_capped', attributes: { received: 200, run: MAX_TOOL_CALLS_PER_REPLY } }));
+    const second = server.requests[1]!.body.messages as Array<{ role: string; tool_calls?: unknown[] }>;
+    expect(second.find((m) => m.role === 'assistant')!.tool_calls).toHaveLength(MAX_TOOL_CALLS_PER_REPLY);
+    expect(second.filter((m) => m.role === 'tool')).toHaveLength(MAX_TOOL_CALLS_PER_REPLY);
   });
 
   it('stops at max_steps', async () => {
