@@ -1,9 +1,10 @@
 /**
  * Bundles the compiled CLI (dist/src/cli/main.js and everything it imports) into
  * dist/bundle/main.js, which bin/tracegate.js loads; what the CLI imports only when needed (the
- * external-agent adapters, the MCP toolset) goes into chunks of its own beside it. Node 20's ESM loader pays for every module it
- * resolves, reads and links: about 300 modules cost the CLI a quarter of a second at every start
- * before it did any work; one file halves that (docs/performance.md).
+ * external-agent adapters, the MCP toolset) goes into chunks of its own beside it. Node 20's ESM
+ * loader pays for every module it resolves, reads and links: about 300 modules cost the CLI a
+ * quarter of a second at every start before it did any work; one file halves that
+ * (docs/performance.md).
  * Left out, loaded from node_modules as before: the packages loaded only when used (the MCP SDK,
  * protobufjs, fflate) and web-tree-sitter with its grammar, which find their .wasm files beside
  * their own modules.

@@ -1,5 +1,4 @@
 import { existsSync } from 'node:fs';
-import { once } from 'node:events';
 import { Worker } from 'node:worker_threads';
 import { packageFile } from '../schema/packageFiles.js';
 import { TracegateError } from '../schema/runError.js';
@@ -41,7 +40,8 @@ export class TrialWriter {
 
   constructor(readonly journalFile: string) {
     this.worker = new Worker(workerFile(), { workerData: { journalFile } });
-    this.exited = once(this.worker, 'exit');
+    // Not events.once: it would reject on the thread's 'error' and, unawaited until close, crash the run.
+    this.exited = new Promise((resolve) => this.worker.once('exit', resolve));
     this.worker.on('message', (reply: WriterReply) => {
       if ('error' in reply) this.fail(new TracegateError('COULD_NOT_RUN', `could not store a finished trial: ${reply.error}`));
       else this.stored += reply.stored;

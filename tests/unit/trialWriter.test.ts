@@ -38,4 +38,11 @@ describe('TrialWriter (finished trials stored on a thread of their own)', () => 
     expect(() => writer.write({ traceFile: null, trace: null, line: '{}\n' })).toThrow(/could not store/);
     await expect(writer.close()).rejects.toThrow(/could not store/);
   });
+
+  it('a journal it cannot open fails the run the same way, without crashing the process', async () => {
+    const writer = new TrialWriter(path.join(tempDir('tracegate-writer-'), 'no-such-folder', 'results.jsonl'));
+    writer.write({ traceFile: null, trace: null, line: '{}\n' });
+    await expect(writer.flush()).rejects.toMatchObject({ code: 'COULD_NOT_RUN', message: expect.stringMatching(/could not store finished trials: ENOENT/) });
+    await expect(writer.close()).rejects.toThrow(/could not store/);
+  });
 });
