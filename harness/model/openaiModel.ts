@@ -107,6 +107,12 @@ export class OpenAIModel implements Model {
   }
 }
 
+/** A whole, non-negative token count; anything else a server sends counts as none. */
+function tokenCount(value: unknown): number {
+  const n = Math.floor(Number(value));
+  return Number.isSafeInteger(n) && n > 0 ? n : 0;
+}
+
 /** The reply the loop needs, read defensively: an OpenAI-compatible server is untrusted input. */
 function toReply(completion: ChatCompletion, providerRetries: number, ctx: ModelCallContext): ModelReply {
   const choice = completion.choices[0];
@@ -123,8 +129,8 @@ function toReply(completion: ChatCompletion, providerRetries: number, ctx: Model
         : [],
     ),
     usage: {
-      input_tokens: Number(completion.usage?.prompt_tokens) || 0,
-      output_tokens: Number(completion.usage?.completion_tokens) || 0,
+      input_tokens: tokenCount(completion.usage?.prompt_tokens),
+      output_tokens: tokenCount(completion.usage?.completion_tokens),
     },
     finishReason: text(choice?.finish_reason),
     providerRetries,

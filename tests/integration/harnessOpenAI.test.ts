@@ -176,10 +176,13 @@ describe("the harness's OpenAI-compatible client on loopback", () => {
   });
 
   it('reads a hostile 200 answer defensively: wrong types become nothing, not a crash', async () => {
-    const hostile = { choices: [{ message: { content: 42, refusal: ['x'], tool_calls: [null, { type: 'function', function: { name: 7 } }, 'call'] }, finish_reason: {} }], usage: { prompt_tokens: 'many' } };
+    const hostile = { choices: [{ message: { content: 42, refusal: ['x'], tool_calls: [null, { type: 'function', function: { name: 7 } }, 'call'] }, finish_reason: {} }], usage: { prompt_tokens: 'many', completion_tokens: -5 } };
     const model = new OpenAIModel({ model: 'm', baseURL: await hostileServer(JSON.stringify(hostile)) });
     const reply = await model.complete({ model: 'm', messages: [{ role: 'user', content: 'hi' }], tools: [], temperature: 0 }, { taskId: 't', step: 1, signal: new AbortController().signal });
     expect(reply).toMatchObject({ content: null, refusal: null, toolCalls: [], finishReason: null, usage: { input_tokens: 0, output_tokens: 0 } });
+    const huge = new OpenAIModel({ model: 'm', baseURL: await hostileServer('{"choices":[{"message":{"content":"ok"}}],"usage":{"prompt_tokens":1e308,"completion_tokens":12.7}}') });
+    const counted = await huge.complete({ model: 'm', messages: [{ role: 'user', content: 'hi' }], tools: [], temperature: 0 }, { taskId: 't', step: 1, signal: new AbortController().signal });
+    expect(counted.usage).toEqual({ input_tokens: 0, output_tokens: 12 });
   });
 
   it('absorbs a 429 and a 500 within the budget and records the retries on the model span', async () => {
