@@ -80,7 +80,8 @@ describe('nodeHttpRequest (the model client transport)', () => {
   it('a redirect to another origin does not carry the key (a hostile endpoint cannot forward it on)', async () => {
     const other = createServer((req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ auth: req.headers['authorization'] ?? null, cookie: req.headers['cookie'] ?? null })));
     await new Promise<void>((r) => other.listen(0, '127.0.0.1', r));
-    const elsewhere = `http://localhost:${(other.address() as AddressInfo).port}/v1/chat/completions`;
+    // Another port is another origin.
+    const elsewhere = `http://127.0.0.1:${(other.address() as AddressInfo).port}/v1/chat/completions`;
     const hop = createServer((_req, res) => res.writeHead(307, { location: elsewhere }).end());
     await new Promise<void>((r) => hop.listen(0, '127.0.0.1', r));
     try {
