@@ -1,6 +1,6 @@
 import type OpenAI from 'openai';
 import { requestWithProviderRetries, type EndpointLimiter } from '../../src/provider/index.js';
-import type { ModelInfo } from '../../src/schema/trace.js';
+import { tokenCount, type ModelInfo } from '../../src/schema/trace.js';
 import { ModelError, type Model, type ModelCallContext, type ModelReply, type ModelRequest } from './types.js';
 
 export interface OpenAIModelOptions {
@@ -105,12 +105,6 @@ export class OpenAIModel implements Model {
     }
     return toReply(completion, reply.faults.length, ctx);
   }
-}
-
-/** A whole, non-negative token count; anything else a server sends counts as none. */
-function tokenCount(value: unknown): number {
-  const n = Math.floor(Number(value));
-  return Number.isSafeInteger(n) && n > 0 ? n : 0;
 }
 
 /** The reply the loop needs, read defensively: an OpenAI-compatible server is untrusted input. */

@@ -1,4 +1,5 @@
 import type { CassetteResponse } from '../schema/cassette.js';
+import { tokenCount } from '../schema/trace.js';
 
 /**
  * One model reply as the capture proxy saw it, whether it came as a chat completion, as an SSE
@@ -21,7 +22,7 @@ const num = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v)
 function usageOf(v: unknown): ChatReply['usage'] {
   if (!v || typeof v !== 'object') return null;
   const u = obj(v);
-  return { input_tokens: num(u['prompt_tokens']), output_tokens: num(u['completion_tokens']) };
+  return { input_tokens: tokenCount(u['prompt_tokens']), output_tokens: tokenCount(u['completion_tokens']) };
 }
 
 /** A non-streaming `chat.completion` body. */

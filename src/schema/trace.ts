@@ -81,6 +81,14 @@ export const SpanSchema = z.object({
 });
 export type Span = z.infer<typeof SpanSchema>;
 
+/**
+ * A token count from an untrusted source (a model endpoint's `usage`) as a trace may hold it: a
+ * whole, non-negative, safe integer, or 0 when the value is anything else.
+ */
+export function tokenCount(value: unknown): number {
+  return typeof value === 'number' && Number.isSafeInteger(Math.floor(value)) && value > 0 ? Math.floor(value) : 0;
+}
+
 export const UsageSchema = z.object({
   input_tokens: z.number().int().nonnegative(),
   output_tokens: z.number().int().nonnegative(),
