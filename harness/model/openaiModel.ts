@@ -51,7 +51,7 @@ function refusalMessage(status: number, statusText: string, body: string): strin
  */
 export class OpenAIModel implements Model {
   readonly info: ModelInfo;
-  private readonly url: string;
+  private readonly url: URL;
   private readonly headers: Record<string, string>;
   private readonly budgetMs: number;
 
@@ -61,7 +61,8 @@ export class OpenAIModel implements Model {
     // Local servers (Ollama, llama.cpp) ignore the key, but OpenAI-compatible gateways expect the header.
     const apiKey = options.apiKey || process.env['OPENAI_API_KEY']?.trim() || 'not-needed';
     this.budgetMs = options.timeoutMs ?? 300_000;
-    this.url = `${baseURL.replace(/\/+$/, '')}/chat/completions`;
+    // Parsed once: a base URL that is not one fails when the model is built, not at every call.
+    this.url = new URL(`${baseURL.replace(/\/+$/, '')}/chat/completions`);
     const organization = process.env['OPENAI_ORG_ID'];
     const project = process.env['OPENAI_PROJECT_ID'];
     this.headers = {

@@ -45,6 +45,17 @@ function bad(message: string): never {
   throw new AdapterConfigError(message);
 }
 
+/** A model endpoint must be an http(s) URL: anything else is bad input before any trial, not an error in every one. */
+function checkBaseUrl(value: string, source: string): void {
+  let protocol: string | null = null;
+  try {
+    protocol = new URL(value).protocol;
+  } catch {
+    // not a URL at all
+  }
+  if (protocol !== 'http:' && protocol !== 'https:') bad(`${source} ${value}: not an http:// or https:// URL of an OpenAI-compatible endpoint`);
+}
+
 /** Which model answers. No model configured is an error for the harness, never a silent fallback to a script. */
 function modelPlan(req: SystemRequest, external: boolean): ModelPlan {
   const { flags, env, variant } = req;
@@ -59,6 +70,7 @@ function modelPlan(req: SystemRequest, external: boolean): ModelPlan {
   }
   const model = variant?.settings.model || flags.model || env['OPENAI_MODEL'] || null;
   const baseUrl = flags.baseUrl || env['OPENAI_BASE_URL'] || undefined;
+  if (baseUrl) checkBaseUrl(baseUrl, flags.baseUrl ? '--base-url' : 'OPENAI_BASE_URL');
   const apiKey = env[flags.apiKeyEnv] || undefined;
   if (external) {
     // An external agent picks its own model; the proxy needs only somewhere to send its calls.

@@ -113,10 +113,10 @@ async function readCapped(response: Response, max: number): Promise<string> {
 }
 
 /** One attempt: the request under its own signal, its answer (body read) within the attempt's bound. */
-type Attempt = (signal: AbortSignal, maxBodyBytes: number) => Promise<HttpReply>;
+type Attempt<R extends HttpReply> = (signal: AbortSignal, maxBodyBytes: number) => Promise<R>;
 
 /** Runs `send` bounded by its own timeout and the caller's signal. */
-async function bounded(send: Attempt, timeoutMs: number, outer: AbortSignal | undefined, maxBodyBytes: number): Promise<HttpReply> {
+async function bounded<R extends HttpReply>(send: Attempt<R>, timeoutMs: number, outer: AbortSignal | undefined, maxBodyBytes: number): Promise<R> {
   const controller = new AbortController();
   const onOuter = () => controller.abort(outer!.reason);
   outer?.addEventListener('abort', onOuter, { once: true });
@@ -132,13 +132,13 @@ async function bounded(send: Attempt, timeoutMs: number, outer: AbortSignal | un
   }
 }
 
-/** The same response with its body as text again (the original stream was consumed). */
-function rebuilt(response: Response, body: string): Response {
-  const headers = new Headers(response.headers);
+/** The answer as a Response again, its body as text (the original stream was consumed). */
+function rebuilt(reply: HttpReply & { headers: Headers }): Response {
+  const headers = new Headers(reply.headers);
   // The body is already decoded; these would describe the wire form.
   headers.delete('content-encoding');
   headers.delete('content-length');
-  return new Response(body, { status: response.status, statusText: response.statusText, headers });
+  return new Response(reply.body, { status: reply.status, statusText: reply.statusText, headers });
 }
 
 /**
@@ -155,14 +155,12 @@ export async function fetchWithProviderRetries(
   tuning: ProviderRetryTuning = DEFAULT_TUNING,
 ): Promise<ProviderResponse> {
   const transport = budget.transport ?? fetch;
-  let answered: Response | null = null;
   const { reply, faults } = await withProviderRetries(url, budget, tuning, async (signal, maxBodyBytes) => {
     const response = await transport(url, { ...init, signal });
     const body = await readCapped(response, maxBodyBytes);
-    answered = response;
     return { status: response.status, statusText: response.statusText, headers: response.headers, body };
   });
-  return { response: rebuilt(answered!, reply.body), body: reply.body, faults };
+  return { response: rebuilt(reply), body: reply.body, faults };
 }
 
 /** A provider's answer as plain data: what requestWithProviderRetries resolves to. */
@@ -176,20 +174,19 @@ export interface ProviderReply extends HttpReply {
  * client): over node:http, the answer as plain data, no WHATWG objects built per request.
  */
 export async function requestWithProviderRetries(
-  url: string,
+  url: URL,
   init: HttpRequestInit,
   budget: ProviderBudget,
   tuning: ProviderRetryTuning = DEFAULT_TUNING,
 ): Promise<ProviderReply> {
-  const target = new URL(url);
-  const { reply, faults } = await withProviderRetries(url, budget, tuning, (signal, maxBodyBytes) => nodeHttpRequest(target, init, signal, maxBodyBytes));
+  const { reply, faults } = await withProviderRetries(url.href, budget, tuning, (signal, maxBodyBytes) => nodeHttpRequest(url, init, signal, maxBodyBytes));
   return { ...reply, faults };
 }
 
 const isOk = (status: number) => status >= 200 && status <= 299;
 
 /** The retry loop both entry points share; `send` makes one attempt. */
-async function withProviderRetries(url: string, budget: ProviderBudget, tuning: ProviderRetryTuning, send: Attempt): Promise<{ reply: HttpReply; faults: FaultRecord[] }> {
+async function withProviderRetries<R extends HttpReply>(url: string, budget: ProviderBudget, tuning: ProviderRetryTuning, send: Attempt<R>): Promise<{ reply: R; faults: FaultRecord[] }> {
   const faults: FaultRecord[] = [];
   const giveUp = (why: string) => new ProviderFaultError(url, faults, why);
   for (let retry = 0; ; retry++) {

@@ -36,6 +36,8 @@ describe('resolveSystem: which system and which model run', () => {
     expect(() => resolveSystem(request({ agentCmd: 'a', agentEnv: ['NOT A NAME'] }))).toThrow(/not an environment variable name/);
     expect(() => resolveSystem(request({ agentEnv: ['X'] }))).toThrow(/apply only with --agent-cmd/);
     expect(() => resolveSystem(request({ agentUrl: 'ftp://x' }))).toThrow(/only http and https/);
+    expect(() => resolveSystem(request({ model: 'm', baseUrl: 'localhost:11434/v1' }))).toThrow(/--base-url localhost:11434\/v1: not an http:\/\/ or https:\/\/ URL/);
+    expect(() => resolveSystem(request({ agentCmd: 'a' }, { OPENAI_BASE_URL: 'not a url' }))).toThrow(/OPENAI_BASE_URL not a url: not an http/);
     const variant = { settings: { model: 'm2', harness: { systemPrompt: 'be brief', maxSteps: 3 } }, policy: undefined, cassettes: undefined };
     expect(() => resolveSystem(request({ agentCmd: 'a' }, {}, { variant }))).toThrow(/sets system_prompt, which only the reference harness reads/);
     expect(resolveSystem(request({ agentCmd: 'a' }, { OPENAI_BASE_URL: 'http://u/v1' }, { variant: { ...variant, settings: { model: 'm2', harness: { maxSteps: 3 } } } }))).toMatchObject({ maxSteps: 3, model: { kind: 'live', model: 'm2' } });
