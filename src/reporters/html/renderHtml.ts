@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { completeness } from '../../report/completeness.js';
-import { packageFile as shippedFile } from '../../schema/packageFiles.js';
+import { packageFile } from '../../schema/packageFiles.js';
 import type { RunReport } from '../../schema/report.js';
 import { vocabularyForViewer } from '../../schema/traceVocabulary.js';
 import { modelLabel } from '../modelLabel.js';
@@ -30,7 +30,7 @@ const require = createRequire(import.meta.url);
 
 /** The viewer's own files (shipped as sources: src/reporters/html/assets). */
 function asset(name: string): string {
-  return readFileSync(shippedFile('src', 'reporters', 'html', 'assets', name), 'utf8');
+  return readFileSync(packageFile('src', 'reporters', 'html', 'assets', name), 'utf8');
 }
 
 const VENDOR: Array<[string, string]> = [
@@ -41,7 +41,7 @@ const VENDOR: Array<[string, string]> = [
 let vendorCache: string[] | undefined;
 
 /** A file inside an installed package, even one its `exports` map does not list. */
-function packageFile(name: string, file: string): string {
+function dependencyFile(name: string, file: string): string {
   let dir = path.dirname(require.resolve(name));
   while (dir !== path.dirname(dir)) {
     const manifest = path.join(dir, 'package.json');
@@ -109,7 +109,7 @@ function embeddedTraces(report: RunReport, options: RenderOptions): Map<string, 
  * inflated only when its task is opened; the viewer builds the DOM from text nodes only. A CSP with script hashes forbids every other script and every request.
  */
 export async function renderHtml(report: RunReport, options: RenderOptions): Promise<string> {
-  vendorCache ??= VENDOR.map(([name, file]) => safeScript(readFileSync(packageFile(name, file), 'utf8')));
+  vendorCache ??= VENDOR.map(([name, file]) => safeScript(readFileSync(dependencyFile(name, file), 'utf8')));
   const viewer = safeScript(asset('viewer.js'));
   const styles = asset('viewer.css');
   // The viewer first: the table is up before the browser compiles vega; charts wait for the whole page.
