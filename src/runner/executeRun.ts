@@ -69,19 +69,21 @@ export async function executeRun(options: ExecuteOptions): Promise<RunReport> {
   let finished = done.size;
 
   const startedAt = new Date();
-  const writer = new TrialWriter(journalFile);
+  const viewerTraces = options.viewerTraces;
+  const writer = new TrialWriter(journalFile, viewerTraces && ((key, packed) => viewerTraces.add(key, packed)));
   const onTrial = (outcome: TrialOutcome) => {
     // Judged as stored: redacted first, so no preview the judge cuts can split a secret, and a
     // re-scored trace file gives the same verdict.
     const trace = outcome.trace ? redactor.deep(outcome.trace) : null;
     const traceFile = trace ? traceFileName(outcome.task.id, outcome.epoch) : null;
     const trial = redactor.deep(judgeTrial(outcome.task, outcome.epoch, trace, outcome.error, outcome.durationMs, traceFile));
-    // A trace the judge found valid is packed for the page now, while the main thread waits on the network.
-    if (trace && traceFile && trial.error?.code !== 'TRACE_INVALID') options.viewerTraces?.offer(traceFile, trace);
+    // A trace the judge found valid is packed for the page now, by the writer's thread.
+    const viewerJson = trace && traceFile && trial.error?.code !== 'TRACE_INVALID' ? (viewerTraces?.claim(trace) ?? null) : null;
     writer.write({
       traceFile: traceFile && path.join(outDir, traceFile),
       trace: trace && JSON.stringify(trace) + '\n',
       line: journalLine({ task_id: outcome.task.id, fingerprint: outcome.task.fingerprint, trial }),
+      viewer: traceFile && viewerJson !== null ? { key: traceFile, json: viewerJson } : undefined,
     });
     finished++;
     options.onProgress?.(finished, total, trial, outcome.task.id);

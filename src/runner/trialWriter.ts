@@ -3,15 +3,20 @@ import { Worker } from 'node:worker_threads';
 import { packageFile } from '../schema/packageFiles.js';
 import { TracegateError } from '../schema/runError.js';
 
-/** One finished trial as stored: its trace file (absolute path and JSON text) and its journal line. */
+/**
+ * One finished trial as stored: its trace file (absolute path and JSON text) and its journal line;
+ * `viewer`, when report.html is to embed the trace: the compact JSON the thread packs for the page
+ * (packJson) and the key it is handed back under.
+ */
 export interface StoredTrial {
   traceFile: string | null;
   trace: string | null;
   line: string;
+  viewer?: { key: string; json: string } | undefined;
 }
 
-/** What the writer thread answers a batch with. */
-export type WriterReply = { stored: number } | { error: string; code?: string | undefined };
+/** What the writer thread answers a batch with: how many it stored, and the viewer traces it packed. */
+export type WriterReply = { stored: number; packed: Array<[key: string, packed: string]> } | { error: string; code?: string | undefined };
 
 /** The thread's compiled file, in dist/ (also when the caller runs from the sources or the bundle). */
 function workerFile(): string {
@@ -38,13 +43,20 @@ export class TrialWriter {
   private scheduled = false;
   private closed = false;
 
-  constructor(readonly journalFile: string) {
+  /** `onPacked` receives each viewer trace the thread packed (see StoredTrial), as batches come back. */
+  constructor(
+    readonly journalFile: string,
+    private readonly onPacked: (key: string, packed: string) => void = () => undefined,
+  ) {
     this.worker = new Worker(workerFile(), { workerData: { journalFile } });
     // Not events.once: it would reject on the thread's 'error' and, unawaited until close, crash the run.
     this.exited = new Promise((resolve) => this.worker.once('exit', resolve));
     this.worker.on('message', (reply: WriterReply) => {
       if ('error' in reply) this.fail(new TracegateError('COULD_NOT_RUN', `could not store a finished trial: ${reply.error}`));
-      else this.stored += reply.stored;
+      else {
+        this.stored += reply.stored;
+        for (const [key, packed] of reply.packed) this.onPacked(key, packed);
+      }
       this.wake();
     });
     this.worker.on('error', (error) => this.fail(new TracegateError('COULD_NOT_RUN', `could not store finished trials: ${error.message}`, { cause: error })));

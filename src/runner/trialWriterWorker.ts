@@ -1,10 +1,13 @@
 /**
  * The thread that stores finished trials (see trialWriter.ts): for each, its trace file, written
- * atomically, then its journal line, in the order they came. It answers each batch with the count
- * stored, or with the first error, after which it stores nothing more.
+ * atomically, then its journal line, in the order they came; then it packs the traces report.html
+ * is to embed (compressing them is a main-thread cost the run need not pay). It answers each batch
+ * with the count stored and the packed traces, or with the first error, after which it stores
+ * nothing more.
  */
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
+import { packJson } from '../reporters/html/packJson.js';
 import { writeFileAtomicSync } from '../schema/atomicWrite.js';
 import type { StoredTrial, WriterReply } from './trialWriter.js';
 
@@ -27,10 +30,20 @@ port.on('message', (batch: StoredTrial[] | 'close') => {
   if (failed) return;
   try {
     for (const item of batch) store(item);
-    port.postMessage({ stored: batch.length } satisfies WriterReply);
   } catch (error) {
     failed = true;
     const { message, code } = error as NodeJS.ErrnoException;
     port.postMessage({ error: message, code } satisfies WriterReply);
+    return;
   }
+  const packed: Array<[string, string]> = [];
+  for (const { viewer } of batch) {
+    if (!viewer) continue;
+    try {
+      packed.push([viewer.key, packJson(viewer.json)]);
+    } catch {
+      // The page then packs the trace from its file, as it does for any trace not packed here.
+    }
+  }
+  port.postMessage({ stored: batch.length, packed } satisfies WriterReply);
 });

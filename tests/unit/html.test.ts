@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { inertJson, renderHtml } from '../../src/reporters/html/renderHtml.js';
+import { packJson } from '../../src/reporters/html/packJson.js';
 import { ViewerTraces } from '../../src/reporters/html/viewerTraces.js';
 import { TraceBuilder } from '../helpers/traceBuilder.js';
 import { tempDir } from '../helpers/cli.js';
@@ -50,5 +51,24 @@ describe('report.html construction', () => {
     rmSync(path.join(dir, 'traces/b.e0.json'));
     expect(await renderHtml(report, { traceRoot: dir, packed: viewer })).toBe(fromFiles);
     expect((await renderHtml(report, { traceRoot: dir })).match(/class="trace"/g)).toHaveLength(2);
+  });
+
+  it('a trace claimed for the page and packed elsewhere (the writer thread) embeds the same as one packed in place', async () => {
+    const dir = tempDir();
+    mkdirSync(path.join(dir, 'traces'));
+    const report = makeReport([{ id: 'a', trials: 'f' }]);
+    const trace = new TraceBuilder('a').llm().final('answer a').build();
+    writeFileSync(path.join(dir, 'traces/a.e0.json'), JSON.stringify(trace));
+    const inPlace = new ViewerTraces();
+    inPlace.offer('traces/a.e0.json', trace);
+    const claimed = new ViewerTraces(1);
+    const json = claimed.claim(trace);
+    expect(json).not.toBeNull();
+    expect(claimed.claim(trace)).toBeNull();
+    claimed.add('traces/a.e0.json', packJson(json!));
+    rmSync(path.join(dir, 'traces/a.e0.json'));
+    const page = await renderHtml(report, { traceRoot: dir, packed: claimed });
+    expect(page.match(/class="trace"/g)).toHaveLength(1);
+    expect(page).toBe(await renderHtml(report, { traceRoot: dir, packed: inPlace }));
   });
 });

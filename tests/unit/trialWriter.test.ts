@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { TracegateError } from '../../src/schema/runError.js';
 import { TrialWriter } from '../../src/runner/trialWriter.js';
@@ -20,6 +21,19 @@ describe('TrialWriter (finished trials stored on a thread of their own)', () => 
     expect(lines).toHaveLength(501);
     expect(lines.slice(0, 3)).toEqual(['{"i":0}', '{"i":1}', '{"i":2}']);
     expect(readFileSync(path.join(dir, 't499.json'), 'utf8')).toBe('{"n":499}\n');
+    await writer.close();
+  });
+
+  it('packs the traces report.html is to embed, after storing them, and hands each back under its key', async () => {
+    const dir = tempDir('tracegate-writer-');
+    const packed = new Map<string, string>();
+    const writer = new TrialWriter(path.join(dir, 'results.jsonl'), (key, value) => packed.set(key, value));
+    writer.write({ traceFile: path.join(dir, 'a.json'), trace: '{"a":1}\n', line: '{"i":"a"}\n', viewer: { key: 'traces/a.e0.json', json: '{"task_id":"a"}' } });
+    writer.write({ traceFile: path.join(dir, 'b.json'), trace: '{"b":1}\n', line: '{"i":"b"}\n' });
+    await writer.flush();
+    expect([...packed.keys()]).toEqual(['traces/a.e0.json']);
+    expect(gunzipSync(Buffer.from(packed.get('traces/a.e0.json')!, 'base64')).toString()).toBe('{"task_id":"a"}');
+    expect(readFileSync(path.join(dir, 'a.json'), 'utf8')).toBe('{"a":1}\n');
     await writer.close();
   });
 

@@ -1,5 +1,5 @@
-import { gzipSync } from 'node:zlib';
 import { TraceSchema, type Trace } from '../../schema/trace.js';
+import { packJson } from './packJson.js';
 
 const TEXT_LIMIT = 1500;
 
@@ -39,9 +39,14 @@ function compactValidTrace(trace: Trace) {
   };
 }
 
+/** The JSON text of a valid trace's compact form, ready for packJson. */
+export function viewerTraceJson(trace: Trace): string {
+  return JSON.stringify(compactValidTrace(trace));
+}
+
 /** A trace as the page embeds it: compacted, gzip-compressed, base64 (inert text until opened). */
 export function packTrace(trace: Trace): string {
-  return gzipSync(JSON.stringify(compactValidTrace(trace)), { level: 6 }).toString('base64');
+  return packJson(viewerTraceJson(trace));
 }
 
 /** packTrace of a trace file's text; throws on text that is not a valid trace. */
