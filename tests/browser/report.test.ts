@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
@@ -190,6 +190,37 @@ describe.skipIf(!CHROMIUM)('report.html in headless Chromium', () => {
     await page.locator('#detail .timeline').waitFor();
     expect(await page.locator('#detail .timeline > li').count()).toBeGreaterThan(3);
     expect(seen.consoleErrors).toEqual([]);
+    await page.close();
+  });
+
+  it('--epochs auto: the page shows each look and why the run stopped, and each task its trial count and why no more', async () => {
+    const out = tempDir();
+    const run = await runCli(['run', 'suites/demo.jsonl', '--epochs', 'auto', '--max-epochs', '3', '--baseline', 'baselines/demo.json', '--out', out, '-q']);
+    expect(run.code).toBe(0);
+    const report = JSON.parse(readFileSync(path.join(out, 'report.json'), 'utf8')) as {
+      run: { adaptive: { stop_reason: string; stages: unknown[]; trials_run: number } };
+      tasks: Array<{ id: string; adaptive: { trials: number; reason: string } }>;
+    };
+    const { page, seen } = await open(path.join(out, 'report.html'));
+    const section = (await page.locator('#adaptive').textContent()) ?? '';
+    expect(section).toContain('Epochs: auto');
+    expect(section).toContain(`${report.run.adaptive.trials_run} trials`);
+    expect(section).toContain(`Stopped: ${report.run.adaptive.stop_reason}`);
+    expect(await page.locator('#adaptive tbody tr').count()).toBe(report.run.adaptive.stages.length);
+    const task = report.tasks[0]!;
+    await page.fill('#filter-text', task.id);
+    await page.click('#task-rows tr');
+    await expect.poll(() => page.locator('#detail .adaptive').textContent()).toBe(
+      `epochs auto: ${task.adaptive.trials} ${task.adaptive.trials === 1 ? 'trial' : 'trials'} · stopped: ${task.adaptive.reason}`,
+    );
+    expect(seen.consoleErrors).toEqual([]);
+    expect(seen.pageErrors).toEqual([]);
+    await page.close();
+  });
+
+  it('a run without --epochs auto has no such section', async () => {
+    const { page } = await open(path.join(demoOut, 'report.html'));
+    expect(await page.locator('#adaptive').count()).toBe(0);
     await page.close();
   });
 });

@@ -20,6 +20,8 @@ export interface PageDetail {
   evidence: TaskResult['evidence'];
   trace_file: string | null;
   baseline_trace_file: string | null;
+  /** Under `--epochs auto`: how many trials the task got and why no more. */
+  adaptive: NonNullable<TaskResult['adaptive']> | null;
   /** Only when there are several; one trial is the row itself. */
   trials: Array<Pick<TaskResult['trials'][number], 'epoch' | 'status' | 'failure_reason' | 'failure_layer' | 'evidence' | 'checks' | 'trace_file' | 'error' | 'steps'>>;
 }
@@ -69,6 +71,7 @@ export function pageData(report: RunReport): PageData {
     evidence: t.evidence,
     trace_file: t.trace_file,
     baseline_trace_file: diffById.get(t.id)?.baseline_trace_file ?? null,
+    adaptive: t.adaptive ?? null,
     trials:
       t.trials.length === 1
         ? []

@@ -102,6 +102,26 @@
       diff.notes.length ? h('ul', { class: 'notes' }, diff.notes.map(function (n) { return h('li', null, n); })) : null);
   }
 
+  /** What `--epochs auto` did: its looks at the data, and why it stopped. */
+  function adaptiveSection() {
+    var a = report.run.adaptive;
+    if (!a) return null;
+    var limits = 'at most ' + a.max_epochs + ' trials a task' +
+      (a.budget_trials !== null ? ', ' + a.budget_trials + ' in all' : '') +
+      (a.budget_tokens !== null ? ', ' + a.budget_tokens.toLocaleString() + ' tokens' : '');
+    return h('section', { id: 'adaptive' },
+      h('h2', null, 'Epochs: auto'),
+      h('p', null, a.trials_run + ' trials' + (a.sides === 'both' ? ' (both variants)' : '') + ' in ' + a.stages.length + (a.stages.length === 1 ? ' look' : ' looks') +
+        ' (' + limits + '; overall alpha ' + a.alpha + '). Stopped: ', h('strong', null, a.stop_reason)),
+      a.stages.length ? h('table', { class: 'rules' },
+        h('thead', null, h('tr', null, ['look', 'trials so far', 'information', '|Z| boundary', 'p', 'verdict', 'tasks rerun'].map(function (c) { return h('th', null, c); }))),
+        h('tbody', null, a.stages.map(function (st) {
+          return h('tr', null, h('td', null, String(st.stage)), h('td', null, String(st.trials_run)), h('td', null, pct(st.fraction)),
+            h('td', null, st.boundary.toFixed(2)), h('td', null, st.p_value.toPrecision(3)), h('td', null, st.verdict), h('td', null, String(st.rerun)));
+        }))) : null,
+      h('p', { class: 'muted' }, 'Each task\'s trial count and why it got no more are in its detail view.'));
+  }
+
   // ---------- charts ----------
   // Charts are drawn after the table is up, one per task turn, so a big report is usable at once.
   var pendingCharts = [];
@@ -429,6 +449,7 @@
       trials.length > 1 ? h('p', { class: 'trials' }, 'trials: ', trials.map(function (x) {
         return h('button', { type: 'button', class: 'trial ' + token(x.status) + (x === trial ? ' current' : ''), on: { click: function () { openTask(t.id, x.epoch); } } }, '#' + x.epoch + ' ' + x.status);
       })) : null,
+      t.adaptive ? h('p', { class: 'adaptive' }, 'epochs auto: ' + t.adaptive.trials + (t.adaptive.trials === 1 ? ' trial' : ' trials') + ' · stopped: ', h('em', null, t.adaptive.reason)) : null,
       trial.failure_reason ? h('p', null, 'reason ', h('strong', null, trial.failure_reason), ' in the ', h('strong', null, trial.failure_layer), ' layer') : null,
       trial.error ? h('p', { class: 'warning' }, trial.error.code + ': ' + trial.error.message) : null,
       trial.evidence.length ? h('ul', { class: 'evidence-list' }, trial.evidence.map(function (e) { return h('li', null, (e.step !== null ? 'step ' + e.step + ': ' : '') + e.detail); })) : null,
@@ -445,7 +466,7 @@
   }
 
   // ---------- page ----------
-  append(app, [header(), gateSection(), diffSection(), chartsSection(), tasksSection(), detail]);
+  append(app, [header(), gateSection(), diffSection(), adaptiveSection(), chartsSection(), tasksSection(), detail]);
   state.timings.built = performance.now();
   applyFilters();
   state.timings.table = performance.now();
