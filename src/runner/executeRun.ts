@@ -78,7 +78,7 @@ export async function executeRun(options: ExecuteOptions): Promise<RunReport> {
     const traceFile = trace ? traceFileName(outcome.task.id, outcome.epoch) : null;
     const trial = redactor.deep(judgeTrial(outcome.task, outcome.epoch, trace, outcome.error, outcome.durationMs, traceFile));
     // A trace the judge found valid is packed for the page now, by the writer's thread.
-    const viewerJson = trace && traceFile && trial.error?.code !== 'TRACE_INVALID' ? (viewerTraces?.claim(trace) ?? null) : null;
+    const viewerJson = trace && trial.error?.code !== 'TRACE_INVALID' ? (viewerTraces?.claim(trace) ?? null) : null;
     writer.write({
       traceFile: traceFile && path.join(outDir, traceFile),
       trace: trace && JSON.stringify(trace) + '\n',

@@ -1,5 +1,5 @@
-import { gzipSync } from 'node:zlib';
 import type { RunReport, TaskResult } from '../../schema/report.js';
+import { packJson } from './packJson.js';
 
 /** Tasks per detail block: opening one task inflates one block of this many. */
 export const DETAIL_CHUNK = 500;
@@ -79,7 +79,7 @@ export function pageData(report: RunReport): PageData {
   }));
   const detailBlocks: string[] = [];
   for (let start = 0; start < details.length; start += DETAIL_CHUNK) {
-    detailBlocks.push(gzipSync(JSON.stringify(details.slice(start, start + DETAIL_CHUNK)), { level: 4 }).toString('base64'));
+    detailBlocks.push(packJson(JSON.stringify(details.slice(start, start + DETAIL_CHUNK)), 4));
   }
   const { tasks: _diffTasks, ...diffRest } = diff ?? { tasks: [] };
   return {
