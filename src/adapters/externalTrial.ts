@@ -12,6 +12,7 @@ import type { ModelInfo, Trace } from '../schema/trace.js';
 import { OTLP_GRACE_MS } from '../capture/otlpReceiver.js';
 import { readTraceFile } from './agentOutput.js';
 import { assembleTrace, type TrialEvidence } from './assembleTrace.js';
+import { checkedTrace } from './checkedTrace.js';
 import type { AdapterRunContext } from './types.js';
 
 /** What the command and HTTP adapters share: the proxy, the model label, limits and rules. */
@@ -81,7 +82,7 @@ export async function openExternalTrial(task: Task, ctx: AdapterRunContext, opti
     input,
     rootSpanId: otlp.rootSpanId,
     agentTimeoutMs,
-    finish: (end) => {
+    finish: async (end) => {
       const trace = assembleTrace({
         ...end,
         taskId: task.id,
@@ -95,7 +96,7 @@ export async function openExternalTrial(task: Task, ctx: AdapterRunContext, opti
         preview: options.redactor.preview,
       });
       // settle waits at most 5 × its grace: keep that inside what is left of the task's limit.
-      return otlp.finish(trace, Math.max(0, Math.min(OTLP_GRACE_MS, (ctx.deadline - Date.now() - 100) / 5)));
+      return checkedTrace(await otlp.finish(trace, Math.max(0, Math.min(OTLP_GRACE_MS, (ctx.deadline - Date.now() - 100) / 5))));
     },
     dispose: async () => {
       channel.close();

@@ -3,13 +3,15 @@ import { classify } from '../classify/classify.js';
 import type { Trial } from '../schema/report.js';
 import { asRunError, type RunError } from '../schema/runError.js';
 import type { Task } from '../schema/task.js';
-import { TraceSchema, stepCount, toolAttr, toolSpans, type Trace } from '../schema/trace.js';
+import { stepCount, toolAttr, toolSpans, type Trace } from '../schema/trace.js';
 
 const PREVIEW_CHARS = 300;
 
 /**
  * Judges one trial from its trace: checks, then (if any failed) the classifier. A trace that is
- * missing, invalid or records a run fault makes the trial `errored`: it is not judged at all.
+ * missing or records a run fault (TRACE_INVALID among them, see adapters/checkedTrace.ts) makes the
+ * trial `errored`: it is not judged at all. The trace is valid trace/v1: the harness builds it in
+ * typed code, and traces from outside are checked where they come in.
  */
 export function judgeTrial(
   task: Task,
@@ -45,8 +47,7 @@ export function judgeTrial(
     answer_preview: trace?.final_answer.text?.slice(0, PREVIEW_CHARS) ?? null,
   };
 
-  const invalid = trace && !TraceSchema.safeParse(trace).success;
-  const error: RunError | null = runError ?? (trace?.error ? asRunError(trace.error) : null) ?? (invalid ? { code: 'TRACE_INVALID', message: 'the adapter returned a trace that does not match trace/v1' } : null);
+  const error: RunError | null = runError ?? (trace?.error ? asRunError(trace.error) : null);
   if (error || !trace) {
     return { ...shared, status: 'errored', recovered: false, error: error ?? { code: 'NO_TRACE', message: 'no trace' } };
   }
