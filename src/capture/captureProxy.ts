@@ -4,11 +4,12 @@ import type { AddressInfo } from 'node:net';
 import { z } from 'zod';
 import { AGENT_RUN_ERROR } from '../adapters/runErrorCodes.js';
 import { ChatMessagesSchema, describeIssues } from '../schema/agentIo.js';
-import { cutAtToken } from '../schema/redact.js';
+import { cutAtToken, type Redactor } from '../schema/redact.js';
 import { requestHash } from '../schema/requestKey.js';
 import { ChunkAccumulator, completionBody, replyFromCompletion, SseParser, sseBody, type ChatReply } from './chatReply.js';
 import type { CassetteRecorder, CassetteReplay } from './cassetteStore.js';
 import type { Exchange, TrialTraffic } from './exchange.js';
+import { KEY_MASK, KeyScrubber, scrubKeyBytes } from './keyScrubber.js';
 import { forwardUpstream, type Upstream, type UpstreamBudget } from './upstream.js';
 import type { EndpointLimiter } from '../provider/index.js';
 
@@ -30,6 +31,11 @@ export interface CaptureProxyOptions {
   recorder: CassetteRecorder | null;
   /** Adaptive concurrency for the upstream endpoint (the run's -j as its ceiling). */
   limiter?: EndpointLimiter | undefined;
+  /**
+   * The run's redactor: every error body and message the proxy passes to an agent goes through it
+   * (an upstream 401 may echo the key). The upstream key itself is masked in everything passed back.
+   */
+  redactor?: Redactor | undefined;
 }
 
 /** A trial's budget when its adapter names none. */
@@ -68,7 +74,7 @@ export class CaptureProxy {
   async start(): Promise<void> {
     this.server = createServer((req, res) => {
       this.handle(req, res).catch((error: unknown) => {
-        if (!res.headersSent) sendError(res, 500, `tracegate capture proxy: ${(error as Error).message}`);
+        if (!res.headersSent) this.sendError(res, 500, `tracegate capture proxy: ${(error as Error).message}`);
         else res.destroy();
       });
     });
@@ -112,15 +118,27 @@ export class CaptureProxy {
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const match = /^\/t\/([0-9a-f]{24})(\/.*)?$/.exec((req.url ?? '').split('?')[0]!);
     const trial = match ? this.trials.get(match[1]!) : undefined;
-    if (!trial || !trial.open) return void sendError(res, 404, 'tracegate capture proxy: unknown or finished trial path');
+    if (!trial || !trial.open) return void this.sendError(res, 404, 'tracegate capture proxy: unknown or finished trial path');
     const auth = req.headers['authorization'];
     if (auth !== undefined && auth !== `Bearer ${trial.apiKey}`) {
-      return void sendError(res, 401, 'tracegate capture proxy: this is not the key of this trial (OPENAI_API_KEY)');
+      return void this.sendError(res, 401, 'tracegate capture proxy: this is not the key of this trial (OPENAI_API_KEY)');
     }
     const route = (match![2] ?? '/').replace(/\/+$/, '');
     if (req.method === 'GET' && route.endsWith('/models')) return this.models(trial, res);
     if (req.method === 'POST' && route.endsWith('/chat/completions')) return this.chat(trial, req, res);
-    return void sendError(res, 404, `tracegate capture proxy: ${req.method} ${route} is not proxied (only POST chat/completions and GET models)`);
+    return void this.sendError(res, 404, `tracegate capture proxy: ${req.method} ${route} is not proxied (only POST chat/completions and GET models)`);
+  }
+
+  /** Text on its way to an agent or a trace: the upstream key masked, then the run's redaction. */
+  private scrub(text: string): string {
+    const key = this.options.upstream?.apiKey;
+    const masked = key ? text.split(key).join(KEY_MASK) : text;
+    return this.options.redactor ? this.options.redactor.text(masked) : masked;
+  }
+
+  private sendError(res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void {
+    res.writeHead(status, { 'content-type': 'application/json', ...headers });
+    res.end(JSON.stringify({ error: { message: this.scrub(message), type: 'tracegate_proxy_error', code: null, param: null } }));
   }
 
   private async models(trial: TrialState, res: ServerResponse): Promise<void> {
@@ -128,10 +146,11 @@ export class CaptureProxy {
     if (upstream) {
       try {
         const response = await forwardUpstream(upstream, '/models', { method: 'GET', signal: trial.controller.signal }, trial.budget);
+        const body = Buffer.from(await response.arrayBuffer());
         res.writeHead(response.status, { 'content-type': response.headers.get('content-type') ?? 'application/json' });
-        res.end(Buffer.from(await response.arrayBuffer()));
+        res.end(response.ok ? scrubKeyBytes(body, upstream.apiKey) : this.scrub(body.toString('utf8')));
       } catch (error) {
-        sendError(res, 502, `tracegate capture proxy: models: ${(error as Error).message}`);
+        this.sendError(res, 502, `tracegate capture proxy: models: ${(error as Error).message}`);
       }
       return;
     }
@@ -142,14 +161,14 @@ export class CaptureProxy {
 
   private async chat(trial: TrialState, req: IncomingMessage, res: ServerResponse): Promise<void> {
     const raw = await readBody(req);
-    if (raw === null) return void sendError(res, 413, `tracegate capture proxy: request over ${MAX_REQUEST_BYTES} bytes`);
+    if (raw === null) return void this.sendError(res, 413, `tracegate capture proxy: request over ${MAX_REQUEST_BYTES} bytes`);
     let parsed: ChatRequest;
     try {
       const result = ChatRequestSchema.safeParse(JSON.parse(raw));
-      if (!result.success) return void sendError(res, 400, `tracegate capture proxy: not a chat-completions request: ${describeIssues(result.error)}`);
+      if (!result.success) return void this.sendError(res, 400, `tracegate capture proxy: not a chat-completions request: ${describeIssues(result.error)}`);
       parsed = result.data;
     } catch (error) {
-      return void sendError(res, 400, `tracegate capture proxy: request body is not JSON: ${(error as Error).message}`);
+      return void this.sendError(res, 400, `tracegate capture proxy: request body is not JSON: ${(error as Error).message}`);
     }
     const step = ++trial.calls;
     const exchange: Exchange = {
@@ -166,11 +185,11 @@ export class CaptureProxy {
     };
     trial.exchanges.push(exchange);
     const fail = (code: string, message: string) => {
-      const full = `task ${trial.taskId}, step ${step}: ${message}`;
+      const full = this.scrub(`task ${trial.taskId}, step ${step}: ${message}`);
       trial.runError ??= { code, message: full };
       exchange.error = full;
       // x-should-retry: the openai clients would otherwise retry a fault no retry can fix.
-      sendError(res, 502, `tracegate: ${full}`, { 'x-should-retry': 'false' });
+      this.sendError(res, 502, `tracegate: ${full}`, { 'x-should-retry': 'false' });
     };
     const hash = requestHash(parsed);
     const { replay, upstream, recorder } = this.options;
@@ -190,21 +209,21 @@ export class CaptureProxy {
       if (!response.ok) {
         // Provider faults (429, 5xx, hangs, resets) were retried within the trial's budget, and
         // one that outlasted it threw ProviderFaultError (PROVIDER_ERROR, below).
-        const text = await response.text();
+        const text = this.scrub(await response.text());
         // A 4xx is the agent's own request being refused: pass it on and let the agent deal with it.
         exchange.error = `upstream answered HTTP ${response.status}: ${cutAtToken(text, 300)}`;
         res.writeHead(response.status, { 'content-type': response.headers.get('content-type') ?? 'application/json' }).end(text);
         return;
       }
       const reply = (response.headers.get('content-type') ?? '').includes('text/event-stream')
-        ? await pipeStream(response, res)
-        : await passCompletion(response, res);
+        ? await pipeStream(response, res, upstream.apiKey)
+        : await passCompletion(response, res, upstream.apiKey);
       exchange.reply = reply;
       recorder?.add(trial.taskId, hash, parsed.model, reply);
     } catch (error) {
       if (trial.controller.signal.aborted) return void res.destroy();
       if (res.headersSent) {
-        exchange.error = `stream broke: ${(error as Error).message}`;
+        exchange.error = this.scrub(`stream broke: ${(error as Error).message}`);
         trial.runError ??= { code: AGENT_RUN_ERROR.PROVIDER_ERROR, message: `task ${trial.taskId}, step ${step}: ${exchange.error}` };
         return void res.destroy();
       }
@@ -213,11 +232,6 @@ export class CaptureProxy {
       exchange.ended = new Date().toISOString();
     }
   }
-}
-
-function sendError(res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void {
-  res.writeHead(status, { 'content-type': 'application/json', ...headers });
-  res.end(JSON.stringify({ error: { message, type: 'tracegate_proxy_error', code: null, param: null } }));
 }
 
 function readBody(req: IncomingMessage): Promise<string | null> {
@@ -246,14 +260,16 @@ function sendReply(res: ServerResponse, reply: ChatReply, request: ChatRequest, 
 }
 
 /** Streams the upstream's SSE bytes to the agent as they come, folding the chunks into one reply. */
-async function pipeStream(response: Response, res: ServerResponse): Promise<ChatReply> {
+async function pipeStream(response: Response, res: ServerResponse, key: string | null): Promise<ChatReply> {
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
   const parser = new SseParser();
   const accumulator = new ChunkAccumulator();
   const decoder = new TextDecoder();
+  const scrubber = new KeyScrubber(key);
   for await (const bytes of response.body as unknown as AsyncIterable<Uint8Array>) {
-    res.write(bytes);
-    parser.push(decoder.decode(bytes, { stream: true }), (data) => {
+    const text = scrubber.push(decoder.decode(bytes, { stream: true }));
+    if (text) res.write(text);
+    parser.push(text, (data) => {
       if (data === '[DONE]') return;
       try {
         accumulator.add(JSON.parse(data));
@@ -262,13 +278,14 @@ async function pipeStream(response: Response, res: ServerResponse): Promise<Chat
       }
     });
   }
-  res.end();
+  res.end(scrubber.flush() + decoder.decode());
   return accumulator.reply();
 }
 
-async function passCompletion(response: Response, res: ServerResponse): Promise<ChatReply> {
-  const text = await response.text();
-  res.writeHead(200, { 'content-type': 'application/json' }).end(text);
+async function passCompletion(response: Response, res: ServerResponse, key: string | null): Promise<ChatReply> {
+  const body = scrubKeyBytes(Buffer.from(await response.arrayBuffer()), key);
+  const text = body.toString('utf8');
+  res.writeHead(200, { 'content-type': response.headers.get('content-type') ?? 'application/json' }).end(body);
   try {
     return replyFromCompletion(JSON.parse(text));
   } catch {
