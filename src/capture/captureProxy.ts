@@ -6,7 +6,7 @@ import { AGENT_RUN_ERROR } from '../adapters/runErrorCodes.js';
 import { ChatMessagesSchema, describeIssues } from '../schema/agentIo.js';
 import { cutAtToken, type Redactor } from '../schema/redact.js';
 import { requestHash } from '../schema/requestKey.js';
-import { ChunkAccumulator, completionBody, replyFromCompletion, SseParser, sseBody, type ChatReply } from './chatReply.js';
+import { ChunkAccumulator, completionBody, providerErrorOf, replyFromCompletion, SseParser, sseBody, type ChatReply } from './chatReply.js';
 import type { CassetteRecorder, CassetteReplay } from './cassetteStore.js';
 import type { Exchange, TrialTraffic } from './exchange.js';
 import { KEY_MASK, KeyScrubber, scrubKeyBytes } from './keyScrubber.js';
@@ -215,11 +215,22 @@ export class CaptureProxy {
         res.writeHead(response.status, { 'content-type': response.headers.get('content-type') ?? 'application/json' }).end(text);
         return;
       }
-      const reply = (response.headers.get('content-type') ?? '').includes('text/event-stream')
+      const outcome = (response.headers.get('content-type') ?? '').includes('text/event-stream')
         ? await pipeStream(response, res, upstream.apiKey)
         : await passCompletion(response, res, upstream.apiKey);
-      exchange.reply = reply;
-      recorder?.add(trial.taskId, hash, parsed.model, reply);
+      if (outcome.error !== null) {
+        // A provider error in a 200 (a stream's error frame, an error body): the provider's fault,
+        // not the agent's, even when the agent then crashes on it.
+        const message = `the upstream answered with an error: ${outcome.error}`;
+        if (res.headersSent) {
+          exchange.error = this.scrub(message);
+          trial.runError ??= { code: AGENT_RUN_ERROR.PROVIDER_ERROR, message: this.scrub(`task ${trial.taskId}, step ${step}: ${message}`) };
+          return;
+        }
+        return fail(AGENT_RUN_ERROR.PROVIDER_ERROR, message);
+      }
+      exchange.reply = outcome.reply;
+      recorder?.add(trial.taskId, hash, parsed.model, outcome.reply);
     } catch (error) {
       if (trial.controller.signal.aborted) return void res.destroy();
       if (res.headersSent) {
@@ -259,36 +270,55 @@ function sendReply(res: ServerResponse, reply: ChatReply, request: ChatRequest, 
   }
 }
 
-/** Streams the upstream's SSE bytes to the agent as they come, folding the chunks into one reply. */
-async function pipeStream(response: Response, res: ServerResponse, key: string | null): Promise<ChatReply> {
+/** What came back from a 2xx: the folded reply, or the provider error it carried instead. */
+interface UpstreamOutcome {
+  reply: ChatReply;
+  error: string | null;
+}
+
+/**
+ * Streams the upstream's SSE bytes to the agent as they come (an error frame too: the agent's client
+ * raises it), folding the chunks into one reply.
+ */
+async function pipeStream(response: Response, res: ServerResponse, key: string | null): Promise<UpstreamOutcome> {
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
   const parser = new SseParser();
   const accumulator = new ChunkAccumulator();
   const decoder = new TextDecoder();
   const scrubber = new KeyScrubber(key);
+  let error: string | null = null;
   for await (const bytes of response.body as unknown as AsyncIterable<Uint8Array>) {
     const text = scrubber.push(decoder.decode(bytes, { stream: true }));
     if (text) res.write(text);
-    parser.push(text, (data) => {
+    parser.push(text, (data, event) => {
       if (data === '[DONE]') return;
+      let chunk: unknown;
       try {
-        accumulator.add(JSON.parse(data));
+        chunk = JSON.parse(data);
       } catch {
         // A malformed chunk is passed on untouched; the agent's client decides what it means.
+        if (event === 'error') error ??= cutAtToken(data, 300);
+        return;
       }
+      const problem = providerErrorOf(chunk) ?? (event === 'error' ? cutAtToken(data, 300) : null);
+      if (problem !== null) error ??= problem;
+      else accumulator.add(chunk);
     });
   }
   res.end(scrubber.flush() + decoder.decode());
-  return accumulator.reply();
+  return { reply: accumulator.reply(), error };
 }
 
-async function passCompletion(response: Response, res: ServerResponse, key: string | null): Promise<ChatReply> {
+/** A 2xx completion passed to the agent, unless it is an error body (the caller answers that). */
+async function passCompletion(response: Response, res: ServerResponse, key: string | null): Promise<UpstreamOutcome> {
   const body = scrubKeyBytes(Buffer.from(await response.arrayBuffer()), key);
-  const text = body.toString('utf8');
-  res.writeHead(200, { 'content-type': response.headers.get('content-type') ?? 'application/json' }).end(body);
+  let parsed: unknown = null;
   try {
-    return replyFromCompletion(JSON.parse(text));
+    parsed = JSON.parse(body.toString('utf8'));
   } catch {
-    return { model: null, content: null, refusal: null, toolCalls: [], usage: null, finishReason: null };
+    // forwardUpstream accepted it as JSON; a charset other than UTF-8 still reaches the agent as sent.
   }
+  const error = providerErrorOf(parsed);
+  if (error === null) res.writeHead(200, { 'content-type': response.headers.get('content-type') ?? 'application/json' }).end(body);
+  return { reply: replyFromCompletion(parsed), error };
 }

@@ -93,22 +93,38 @@ export class ChunkAccumulator {
   }
 }
 
-/** Splits an SSE byte stream into the payloads of its `data:` fields, one per event. */
+/**
+ * The provider's error when a body or stream frame is one (`{"error": {...}}` with no choices), as
+ * openai-node reads it: it throws an APIError for such a frame even inside a 200 stream.
+ */
+export function providerErrorOf(body: unknown): string | null {
+  const b = obj(body);
+  if (b['error'] === undefined || b['error'] === null || Array.isArray(b['choices'])) return null;
+  const error = b['error'];
+  if (typeof error === 'string') return error;
+  const e = obj(error);
+  const message = str(e['message']) ?? JSON.stringify(error).slice(0, 300);
+  const code = str(e['code']) ?? (typeof e['code'] === 'number' ? String(e['code']) : null) ?? str(e['type']);
+  return code ? `${message} (${code})` : message;
+}
+
+/** Splits an SSE byte stream into the payloads of its `data:` fields, one per event, with the event's name. */
 export class SseParser {
   private buffer = '';
 
-  push(text: string, onData: (data: string) => void): void {
+  push(text: string, onData: (data: string, event: string | null) => void): void {
     this.buffer += text.replace(/\r\n?/g, '\n');
     let cut: number;
     while ((cut = this.buffer.indexOf('\n\n')) >= 0) {
       const event = this.buffer.slice(0, cut);
       this.buffer = this.buffer.slice(cut + 2);
-      const data = event
-        .split('\n')
+      const lines = event.split('\n');
+      const data = lines
         .filter((line) => line.startsWith('data:'))
         .map((line) => line.slice(5).replace(/^ /, ''))
         .join('\n');
-      if (data) onData(data);
+      const name = lines.findLast((line) => line.startsWith('event:'))?.slice(6).trim() ?? null;
+      if (data) onData(data, name);
     }
   }
 }
