@@ -216,7 +216,7 @@ export class CaptureProxy {
         return;
       }
       const outcome = (response.headers.get('content-type') ?? '').includes('text/event-stream')
-        ? await pipeStream(response, res, upstream.apiKey)
+        ? await pipeStream(response, res, upstream.apiKey, trial.budget.deadline)
         : await passCompletion(response, res, upstream.apiKey);
       if (outcome.error !== null) {
         // A provider error in a 200 (a stream's error frame, an error body): the provider's fault,
@@ -270,6 +270,30 @@ function sendReply(res: ServerResponse, reply: ChatReply, request: ChatRequest, 
   }
 }
 
+/**
+ * How long a started stream may send nothing: half of what is left of the trial's budget (at least
+ * 0.5 s, at most 60 s), so a stream that hangs is cut, and called the provider's fault, before the
+ * agent is killed at its own limit.
+ */
+export function streamIdleMs(deadline: number, now = Date.now()): number {
+  return Math.min(60_000, Math.max(500, (deadline - now) / 2));
+}
+
+async function readWithin(reader: ReadableStreamDefaultReader<Uint8Array>, ms: number): Promise<ReadableStreamReadResult<Uint8Array>> {
+  let timer: NodeJS.Timeout | undefined;
+  const idle = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`the upstream stream sent nothing for ${(ms / 1000).toFixed(1)} s (idle timeout)`)), ms);
+  });
+  try {
+    return await Promise.race([reader.read(), idle]);
+  } catch (error) {
+    await reader.cancel().catch(() => undefined);
+    throw error;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** What came back from a 2xx: the folded reply, or the provider error it carried instead. */
 interface UpstreamOutcome {
   reply: ChatReply;
@@ -280,14 +304,18 @@ interface UpstreamOutcome {
  * Streams the upstream's SSE bytes to the agent as they come (an error frame too: the agent's client
  * raises it), folding the chunks into one reply.
  */
-async function pipeStream(response: Response, res: ServerResponse, key: string | null): Promise<UpstreamOutcome> {
+async function pipeStream(response: Response, res: ServerResponse, key: string | null, deadline: number): Promise<UpstreamOutcome> {
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
   const parser = new SseParser();
   const accumulator = new ChunkAccumulator();
   const decoder = new TextDecoder();
   const scrubber = new KeyScrubber(key);
   let error: string | null = null;
-  for await (const bytes of response.body as unknown as AsyncIterable<Uint8Array>) {
+  const reader = response.body!.getReader();
+  for (;;) {
+    const next = await readWithin(reader, streamIdleMs(deadline));
+    if (next.done) break;
+    const bytes = next.value;
     const text = scrubber.push(decoder.decode(bytes, { stream: true }));
     if (text) res.write(text);
     parser.push(text, (data, event) => {

@@ -48,6 +48,11 @@ function scenario(server: () => FakeOpenAIServer) {
       case 'error_200':
         json(res, 200, { error: { message: 'model not loaded', type: 'server_error', code: 503 } });
         return true;
+      case 'hang':
+        // Headers and a first chunk, then nothing, with the connection held open.
+        head();
+        res.write(`data: ${chunk({ role: 'assistant', content: 'Half an ans' })}\n\n`);
+        return true;
       default:
         return false;
     }
@@ -102,5 +107,13 @@ describe('capture proxy: provider faults make the trial errored, not the agent f
       expect(llm.status, id).toBe('error');
       expect(llm.attributes['llm.error'], id).toContain(message);
     }
+  });
+
+  it('a stream that hangs after its headers is cut by an idle timeout within the trial budget: PROVIDER_ERROR, not the agent’s timeout', async () => {
+    const { byId, trace } = await run([{ id: 'hangs', prompt: 'hang stream', timeout_ms: 4000 }]);
+    expect(byId['hangs']!.status).toBe('errored');
+    expect(byId['hangs']!.trials[0]!.error).toMatchObject({ code: 'PROVIDER_ERROR' });
+    expect(byId['hangs']!.trials[0]!.error!.message).toMatch(/^task hangs, step 1: stream broke: the upstream stream sent nothing for [\d.]+ s \(idle timeout\)$/);
+    expect(trace('hangs').spans.find((s) => s.kind === 'llm')!.status).toBe('error');
   });
 });
