@@ -210,7 +210,9 @@ export class CaptureProxy {
         // Provider faults (429, 5xx, hangs, resets) were retried within the trial's budget, and
         // one that outlasted it threw ProviderFaultError (PROVIDER_ERROR, below).
         const text = this.scrub(await response.text());
-        // A 4xx is the agent's own request being refused: pass it on and let the agent deal with it.
+        const refusal = configurationFault(response.status, text);
+        if (refusal) return fail(AGENT_RUN_ERROR.PROVIDER_ERROR, refusal);
+        // Another 4xx is the agent's own request being refused: pass it on and let the agent deal with it.
         exchange.error = `upstream answered HTTP ${response.status}: ${cutAtToken(text, 300)}`;
         res.writeHead(response.status, { 'content-type': response.headers.get('content-type') ?? 'application/json' }).end(text);
         return;
@@ -268,6 +270,22 @@ function sendReply(res: ServerResponse, reply: ChatReply, request: ChatRequest, 
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end(JSON.stringify(completionBody(reply, id, created)));
   }
+}
+
+/**
+ * A refusal that no agent could avoid (the key tracegate holds is wrong, the endpoint or model does
+ * not exist): the run's configuration, not the agent's request. Null for any other status.
+ */
+function configurationFault(status: number, body: string): string | null {
+  let detail = cutAtToken(body, 300);
+  try {
+    detail = providerErrorOf(JSON.parse(body)) ?? detail;
+  } catch {
+    // Not JSON: the body's text as it came.
+  }
+  if (status === 401 || status === 403) return `the upstream refused tracegate's key (HTTP ${status}: ${detail}); check the key variable (OPENAI_API_KEY or --api-key-env) and --base-url`;
+  if (status === 404) return `the upstream has no such model or endpoint (HTTP 404: ${detail}); check the model name and --base-url`;
+  return null;
 }
 
 /**

@@ -48,6 +48,18 @@ function scenario(server: () => FakeOpenAIServer) {
       case 'error_200':
         json(res, 200, { error: { message: 'model not loaded', type: 'server_error', code: 503 } });
         return true;
+      case 'refuse_401':
+        json(res, 401, { error: { message: 'Incorrect API key provided', type: 'invalid_request_error', code: 'invalid_api_key' } });
+        return true;
+      case 'refuse_403':
+        json(res, 403, { error: { message: 'project has no access to this model' } });
+        return true;
+      case 'missing_404':
+        json(res, 404, { error: { message: 'The model `missing_404` does not exist', code: 'model_not_found' } });
+        return true;
+      case 'bad_400':
+        json(res, 400, { error: { message: "Invalid value for 'messages'", type: 'invalid_request_error' } });
+        return true;
       case 'hang':
         // Headers and a first chunk, then nothing, with the connection held open.
         head();
@@ -115,5 +127,23 @@ describe('capture proxy: provider faults make the trial errored, not the agent f
     expect(byId['hangs']!.trials[0]!.error).toMatchObject({ code: 'PROVIDER_ERROR' });
     expect(byId['hangs']!.trials[0]!.error!.message).toMatch(/^task hangs, step 1: stream broke: the upstream stream sent nothing for [\d.]+ s \(idle timeout\)$/);
     expect(trace('hangs').spans.find((s) => s.kind === 'llm')!.status).toBe('error');
+  });
+
+  it('401/403 (tracegate’s key is wrong) and 404 (no such model) are PROVIDER_ERROR naming what to check; a 400 for the agent’s own request stays the agent’s crash', async () => {
+    const { byId } = await run([
+      { id: 'r401', prompt: 'refuse_401 json' },
+      { id: 'r403', prompt: 'refuse_403 stream' },
+      { id: 'r404', prompt: 'missing_404 json' },
+      { id: 'r400', prompt: 'bad_400 json' },
+    ]);
+    for (const id of ['r401', 'r403']) {
+      expect(byId[id]!.status, id).toBe('errored');
+      expect(byId[id]!.trials[0]!.error, id).toMatchObject({ code: 'PROVIDER_ERROR' });
+      expect(byId[id]!.trials[0]!.error!.message, id).toMatch(/step 1: the upstream refused tracegate's key \(HTTP 40[13]: .+\); check the key variable/);
+    }
+    expect(byId['r401']!.trials[0]!.error!.message).toContain('Incorrect API key provided (invalid_api_key)');
+    expect(byId['r404']!.trials[0]!.error).toMatchObject({ code: 'PROVIDER_ERROR', message: 'task r404, step 1: the upstream has no such model or endpoint (HTTP 404: The model `missing_404` does not exist (model_not_found)); check the model name and --base-url' });
+    expect(byId['r400']!.status).toBe('failed');
+    expect(byId['r400']!.failure_reason).toBe('AGENT_CRASH');
   });
 });
