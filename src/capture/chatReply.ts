@@ -111,9 +111,15 @@ export function providerErrorOf(body: unknown): string | null {
 /** Splits an SSE byte stream into the payloads of its `data:` fields, one per event, with the event's name. */
 export class SseParser {
   private buffer = '';
+  private heldCr = false;
 
   push(text: string, onData: (data: string, event: string | null) => void): void {
-    this.buffer += text.replace(/\r\n?/g, '\n');
+    // A chunk ending in \r may be cut inside \r\n: hold the \r until the next chunk shows which it
+    // is (as openai-node's LineDecoder does), or one line ending becomes two and an event ends early.
+    let whole = this.heldCr ? '\r' + text : text;
+    this.heldCr = whole.endsWith('\r');
+    if (this.heldCr) whole = whole.slice(0, -1);
+    this.buffer += whole.replace(/\r\n?/g, '\n');
     let cut: number;
     while ((cut = this.buffer.indexOf('\n\n')) >= 0) {
       const event = this.buffer.slice(0, cut);
