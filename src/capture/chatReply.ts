@@ -46,6 +46,16 @@ export function replyFromCompletion(body: unknown): ChatReply {
 }
 
 /**
+ * A tool call's name from its fragments: some servers (MiniMax via NIM, some GPT-5 streams) repeat
+ * the whole name in every fragment, others send it growing, others in pieces to be joined.
+ */
+function joinName(sofar: string, fragment: string): string {
+  if (!fragment || fragment === sofar) return sofar;
+  if (sofar === '' || fragment.startsWith(sofar)) return fragment;
+  return sofar + fragment;
+}
+
+/**
  * Folds `chat.completion.chunk` objects into one reply: content and argument fragments are
  * concatenated, tool calls are keyed by their `index`, the id and name arrive in the first fragment,
  * and with `stream_options.include_usage` a last chunk with no choices carries the usage.
@@ -57,6 +67,19 @@ export class ChunkAccumulator {
   private finishReason: string | null = null;
   private usage: ChatReply['usage'] = null;
   private readonly calls = new Map<number, { id: string; name: string; arguments: string }>();
+  private lastIndex: number | null = null;
+
+  /**
+   * The call a fragment belongs to: its `index`; without one (Gemini's OpenAI layer sends each
+   * parallel call whole, unindexed) the last call, unless the fragment's id names another call.
+   */
+  private indexOf(index: unknown, id: string): number {
+    if (typeof index === 'number') return num(index);
+    if (this.lastIndex === null) return 0;
+    const last = this.calls.get(this.lastIndex)!;
+    if (id && last.id && id !== last.id) return Math.max(...this.calls.keys()) + 1;
+    return this.lastIndex;
+  }
 
   add(chunk: unknown): void {
     const c = obj(chunk);
@@ -73,11 +96,13 @@ export class ChunkAccumulator {
       if (refusal !== null) this.refusal = (this.refusal ?? '') + refusal;
       for (const rawCall of Array.isArray(delta['tool_calls']) ? delta['tool_calls'] : []) {
         const call = obj(rawCall);
-        const index = num(call['index']);
+        const id = str(call['id']) ?? '';
+        const index = this.indexOf(call['index'], id);
+        this.lastIndex = index;
         const fn = obj(call['function']);
         const entry = this.calls.get(index) ?? { id: '', name: '', arguments: '' };
-        entry.id ||= str(call['id']) ?? '';
-        entry.name += str(fn['name']) ?? '';
+        entry.id ||= id;
+        entry.name = joinName(entry.name, str(fn['name']) ?? '');
         entry.arguments += str(fn['arguments']) ?? '';
         this.calls.set(index, entry);
       }
