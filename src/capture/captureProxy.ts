@@ -232,7 +232,9 @@ export class CaptureProxy {
         return fail(AGENT_RUN_ERROR.PROVIDER_ERROR, message);
       }
       exchange.reply = outcome.reply;
-      recorder?.add(trial.taskId, hash, parsed.model, outcome.reply);
+      // A stream cut short is passed on as it came, but a cassette keeps only whole replies.
+      if (outcome.cut) exchange.error = 'the upstream stream ended with neither a finish_reason nor data: [DONE] (cut short); not recorded';
+      else recorder?.add(trial.taskId, hash, parsed.model, outcome.reply);
     } catch (error) {
       if (trial.controller.signal.aborted) return void res.destroy();
       if (res.headersSent) {
@@ -316,6 +318,8 @@ async function readWithin(reader: ReadableStreamDefaultReader<Uint8Array>, ms: n
 interface UpstreamOutcome {
   reply: ChatReply;
   error: string | null;
+  /** A stream that ended without a finish_reason or [DONE]. */
+  cut: boolean;
 }
 
 /**
@@ -329,6 +333,7 @@ async function pipeStream(response: Response, res: ServerResponse, key: string |
   const decoder = new TextDecoder();
   const scrubber = new KeyScrubber(key);
   let error: string | null = null;
+  let done = false;
   const reader = response.body!.getReader();
   for (;;) {
     const next = await readWithin(reader, streamIdleMs(deadline));
@@ -337,7 +342,7 @@ async function pipeStream(response: Response, res: ServerResponse, key: string |
     const text = scrubber.push(decoder.decode(bytes, { stream: true }));
     if (text) res.write(text);
     parser.push(text, (data, event) => {
-      if (data === '[DONE]') return;
+      if (data === '[DONE]') return void (done = true);
       let chunk: unknown;
       try {
         chunk = JSON.parse(data);
@@ -352,7 +357,8 @@ async function pipeStream(response: Response, res: ServerResponse, key: string |
     });
   }
   res.end(scrubber.flush() + decoder.decode());
-  return { reply: accumulator.reply(), error };
+  const reply = accumulator.reply();
+  return { reply, error, cut: !done && reply.finishReason === null };
 }
 
 /** A 2xx completion passed to the agent, unless it is an error body (the caller answers that). */
@@ -366,5 +372,5 @@ async function passCompletion(response: Response, res: ServerResponse, key: stri
   }
   const error = providerErrorOf(parsed);
   if (error === null) res.writeHead(200, { 'content-type': response.headers.get('content-type') ?? 'application/json' }).end(body);
-  return { reply: replyFromCompletion(parsed), error };
+  return { reply: replyFromCompletion(parsed), error, cut: false };
 }

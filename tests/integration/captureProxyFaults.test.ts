@@ -1,9 +1,13 @@
 import type { ServerResponse } from 'node:http';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import OpenAI from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CaptureProxy } from '../../src/capture/captureProxy.js';
+import { CassetteRecorder } from '../../src/capture/cassetteStore.js';
 import { EndpointLimiter } from '../../src/provider/index.js';
 import { createRedactor } from '../../src/schema/redact.js';
+import { tempDir } from '../helpers/cli.js';
 import { FakeOpenAIServer, type FaultHook } from '../helpers/openaiServer.js';
 
 /** A key no redaction pattern knows: only the proxy's own masking keeps it from the agent. */
@@ -17,10 +21,10 @@ afterEach(async () => {
   server = null;
 });
 
-async function live(fault: FaultHook, budgetMs = 30_000) {
+async function live(fault: FaultHook, budgetMs = 30_000, recorder: CassetteRecorder | null = null) {
   server = new FakeOpenAIServer(() => ({ content: 'scripted' }), { fault });
   const url = await server.start();
-  proxy = new CaptureProxy({ upstream: { baseUrl: url, apiKey: KEY }, replay: null, recorder: null, limiter: new EndpointLimiter({ max: 4 }), redactor: createRedactor({}) });
+  proxy = new CaptureProxy({ upstream: { baseUrl: url, apiKey: KEY }, replay: null, recorder, limiter: new EndpointLimiter({ max: 4 }), redactor: createRedactor({}) });
   await proxy.start();
   return proxy.openTrial('task_a', { deadline: Date.now() + budgetMs });
 }
@@ -85,5 +89,32 @@ describe('capture proxy: the upstream key never reaches the agent', () => {
     expect(error).toBeInstanceOf(OpenAI.APIError);
     expect((error as Error).message).toContain('bad request; headers were');
     expect((error as Error).message).not.toContain(KEY);
+  });
+});
+
+describe('capture proxy: recording keeps only whole replies', () => {
+  it('a stream that carried an error, was cut short or was reset is passed on but never recorded; a whole one is', async () => {
+    const dir = tempDir();
+    const byMessage: Record<string, (res: ServerResponse) => void> = {
+      error: (res) => sse(res, [chunk({ role: 'assistant', content: 'Half' }), '{"error":{"message":"worker crashed"}}']),
+      cut: (res) => sse(res, [chunk({ role: 'assistant', content: 'Half' })]),
+      reset: (res) => {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.write(`data: ${chunk({ role: 'assistant', content: 'Half' })}\n\n`);
+        setTimeout(() => res.socket!.destroy(), 20);
+      },
+      whole: (res) => sse(res, [chunk({ role: 'assistant', content: 'All of it' }), chunk({}, 'stop'), '[DONE]']),
+    };
+    const trial = await live((_req, res) => (byMessage[String(server!.requests.at(-1)!.body.messages[0]!.content)]!(res), true), 30_000, new CassetteRecorder(dir, 'test', createRedactor({})));
+    for (const message of ['error', 'cut', 'reset', 'whole']) {
+      await fetch(`${trial.baseUrl}/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${trial.apiKey}` }, body: JSON.stringify({ model: 'm', stream: true, messages: [{ role: 'user', content: message }] }) })
+        .then((r) => r.text())
+        .catch(() => 'reset');
+    }
+    const { exchanges } = trial.close();
+    expect(exchanges.map((e) => e.error === null)).toEqual([false, false, false, true]);
+    expect(exchanges[1]!.error).toMatch(/cut short/);
+    const cassette = JSON.parse(readFileSync(path.join(dir, 'task_a.json'), 'utf8')) as { interactions: Array<{ response: { content: string } }> };
+    expect(cassette.interactions.map((i) => i.response.content)).toEqual(['All of it']);
   });
 });
