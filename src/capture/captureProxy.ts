@@ -56,6 +56,8 @@ interface TrialState extends TrialTraffic {
   open: boolean;
   controller: AbortController;
   budget: UpstreamBudget;
+  /** How often this trial has sent each request (by hash): the same request's replies go in order. */
+  sent: Map<string, number>;
 }
 
 /**
@@ -100,6 +102,7 @@ export class CaptureProxy {
       exchanges: [],
       runError: null,
       controller: new AbortController(),
+      sent: new Map(),
       budget: { ...budget, limiter: this.options.limiter },
     };
     this.trials.set(token, state);
@@ -192,10 +195,12 @@ export class CaptureProxy {
       this.sendError(res, 502, `tracegate: ${full}`, { 'x-should-retry': 'false' });
     };
     const hash = requestHash(parsed);
+    const occurrence = (trial.sent.get(hash) ?? 0) + 1;
+    trial.sent.set(hash, occurrence);
     const { replay, upstream, recorder } = this.options;
     try {
       if (replay) {
-        const found = replay.find(trial.taskId, hash, step);
+        const found = replay.find(trial.taskId, hash, step, occurrence);
         if (typeof found === 'string') return fail(AGENT_RUN_ERROR.CASSETTE_MISS, found);
         exchange.source = 'replayed';
         exchange.reply = found;
@@ -234,7 +239,7 @@ export class CaptureProxy {
       exchange.reply = outcome.reply;
       // A stream cut short is passed on as it came, but a cassette keeps only whole replies.
       if (outcome.cut) exchange.error = 'the upstream stream ended with neither a finish_reason nor data: [DONE] (cut short); not recorded';
-      else recorder?.add(trial.taskId, hash, parsed.model, outcome.reply);
+      else recorder?.add(trial.taskId, hash, parsed.model, outcome.reply, occurrence);
     } catch (error) {
       if (trial.controller.signal.aborted) return void res.destroy();
       if (res.headersSent) {

@@ -12,6 +12,8 @@ export interface ChatReply {
   toolCalls: Array<{ id: string; name: string; arguments: string }>;
   usage: { input_tokens: number; output_tokens: number } | null;
   finishReason: string | null;
+  /** A reasoning model's `reasoning_content` (or `reasoning`), when it sent one. */
+  reasoning?: string | null;
 }
 
 type Json = Record<string, unknown>;
@@ -42,6 +44,7 @@ export function replyFromCompletion(body: unknown): ChatReply {
     }),
     usage: usageOf(b['usage']),
     finishReason: str(choice['finish_reason']),
+    reasoning: str(message['reasoning_content']) ?? str(message['reasoning']),
   };
 }
 
@@ -64,6 +67,7 @@ export class ChunkAccumulator {
   private model: string | null = null;
   private content: string | null = null;
   private refusal: string | null = null;
+  private reasoning: string | null = null;
   private finishReason: string | null = null;
   private usage: ChatReply['usage'] = null;
   private readonly calls = new Map<number, { id: string; name: string; arguments: string }>();
@@ -94,6 +98,8 @@ export class ChunkAccumulator {
       if (text !== null) this.content = (this.content ?? '') + text;
       const refusal = str(delta['refusal']);
       if (refusal !== null) this.refusal = (this.refusal ?? '') + refusal;
+      const reasoning = str(delta['reasoning_content']) ?? str(delta['reasoning']);
+      if (reasoning !== null) this.reasoning = (this.reasoning ?? '') + reasoning;
       for (const rawCall of Array.isArray(delta['tool_calls']) ? delta['tool_calls'] : []) {
         const call = obj(rawCall);
         const id = str(call['id']) ?? '';
@@ -114,7 +120,7 @@ export class ChunkAccumulator {
     const toolCalls = [...this.calls.entries()]
       .sort(([a], [b]) => a - b)
       .map(([index, c]) => ({ ...c, id: c.id || `call_${index + 1}` }));
-    return { model: this.model, content: this.content, refusal: this.refusal, toolCalls, usage: this.usage, finishReason: this.finishReason };
+    return { model: this.model, content: this.content, refusal: this.refusal, toolCalls, usage: this.usage, finishReason: this.finishReason, reasoning: this.reasoning };
   }
 }
 
@@ -171,7 +177,8 @@ export function replyFromCassette(response: CassetteResponse, model: string): Ch
       arguments: typeof c.arguments === 'string' ? c.arguments : JSON.stringify(c.arguments),
     })),
     usage: response.usage ?? null,
-    finishReason: response.tool_calls.length ? 'tool_calls' : 'stop',
+    finishReason: response.finish_reason ?? (response.tool_calls.length ? 'tool_calls' : 'stop'),
+    reasoning: response.reasoning_content ?? null,
   };
 }
 
@@ -181,6 +188,8 @@ export function cassetteResponseOf(reply: ChatReply): CassetteResponse {
     refusal: reply.refusal,
     tool_calls: reply.toolCalls.map((c) => ({ id: c.id, name: c.name, arguments: c.arguments })),
     ...(reply.usage ? { usage: reply.usage } : {}),
+    ...(reply.finishReason ? { finish_reason: reply.finishReason } : {}),
+    ...(reply.reasoning ? { reasoning_content: reply.reasoning } : {}),
   };
 }
 
@@ -204,6 +213,7 @@ export function completionBody(reply: ChatReply, id: string, created: number): J
           role: 'assistant',
           content: reply.content,
           refusal: reply.refusal,
+          ...(reply.reasoning ? { reasoning_content: reply.reasoning } : {}),
           ...(reply.toolCalls.length
             ? { tool_calls: reply.toolCalls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } })) }
             : {}),
@@ -221,6 +231,7 @@ export function sseBody(reply: ChatReply, id: string, created: number, includeUs
   const base = { id, object: 'chat.completion.chunk', created, model: reply.model ?? 'replayed' };
   const chunk = (delta: Json, finish: string | null) => ({ ...base, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }] });
   const chunks: Json[] = [chunk({ role: 'assistant', content: '' }, null)];
+  if (reply.reasoning) chunks.push(chunk({ reasoning_content: reply.reasoning }, null));
   if (reply.content) chunks.push(chunk({ content: reply.content }, null));
   if (reply.refusal) chunks.push(chunk({ refusal: reply.refusal }, null));
   reply.toolCalls.forEach((c, index) => {
