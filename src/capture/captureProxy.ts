@@ -194,7 +194,9 @@ export class CaptureProxy {
       // x-should-retry: the openai clients would otherwise retry a fault no retry can fix.
       this.sendError(res, 502, `tracegate: ${full}`, { 'x-should-retry': 'false' });
     };
-    const hash = requestHash(parsed);
+    // Keyed as redacted: a recorded reply is stored redacted, so on replay the agent sends the
+    // redacted text back, and the key must be the one the recording made of the original.
+    const hash = requestHash(this.options.redactor ? this.options.redactor.deep(parsed) : parsed);
     const occurrence = (trial.sent.get(hash) ?? 0) + 1;
     trial.sent.set(hash, occurrence);
     const { replay, upstream, recorder } = this.options;

@@ -45,7 +45,7 @@ export class CassetteReplay {
     const interaction = matches[Math.min(occurrence, matches.length) - 1];
     return interaction
       ? replyFromCassette(interaction.response, cassette.model)
-      : `no recorded response for request ${hash.slice(0, 19)}… (the prompt, tools or earlier replies changed since recording)`;
+      : `no recorded response for request ${hash.slice(0, 19)}… (the prompt, tools, generation settings or earlier replies changed since recording)`;
   }
 }
 

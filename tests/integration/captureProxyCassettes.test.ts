@@ -117,3 +117,26 @@ describe('capture proxy cassettes', () => {
     expect(cassette.interactions[4]!.response).toMatchObject({ content: 'Truncat', finish_reason: 'length', reasoning_content: 'Let me think.' });
   });
 });
+
+describe('capture proxy cassettes under redaction', () => {
+  it('a reply whose tool arguments hold a password is stored redacted, and the run still replays: the agent sends the redacted call back and its request matches', async () => {
+    const dir = tempDir();
+    const run = async (proxy: CaptureProxy) => {
+      const trial = proxy.openTrial('task_s');
+      const client = new OpenAI({ baseURL: trial.baseUrl, apiKey: trial.apiKey, maxRetries: 0 });
+      const messages: OpenAI.ChatCompletionMessageParam[] = [{ role: 'user', content: 'write the config' }];
+      const first = (await client.chat.completions.create({ model: 'secretive', messages })).choices[0]!.message;
+      const call = first.tool_calls![0]! as OpenAI.ChatCompletionMessageFunctionToolCall;
+      messages.push({ role: 'assistant', content: null, tool_calls: first.tool_calls! }, { role: 'tool', tool_call_id: call.id, content: 'written' });
+      const second = (await client.chat.completions.create({ model: 'secretive', messages })).choices[0]!.message.content;
+      return { args: call.function.arguments, second, traffic: trial.close() };
+    };
+    const recorded = await run(await proxyFor({ record: dir }));
+    expect(recorded.args).toContain('password=hunter2222-1');
+    expect(readFileSync(path.join(dir, 'task_s.json'), 'utf8')).not.toContain('hunter2222');
+    const replayed = await run(await proxyFor({ replay: dir }));
+    expect(replayed.traffic.runError).toBeNull();
+    expect(replayed.args).toMatch(/password=\[REDACTED:assigned\]/);
+    expect(replayed.second).toBe(recorded.second);
+  });
+});
