@@ -15,15 +15,28 @@ import type { EndpointLimiter } from '../provider/index.js';
 
 const MAX_REQUEST_BYTES = 32 * 1024 * 1024;
 
+const FunctionToolSchema = z.looseObject({ function: z.looseObject({ name: z.string(), description: z.string().optional(), parameters: z.unknown() }) });
+/** A `custom` tool (free-form input, GPT-5): its name and format in its own field. */
+const CustomToolSchema = z.looseObject({ type: z.literal('custom'), custom: z.looseObject({ name: z.string(), description: z.string().optional(), format: z.unknown() }) });
+type FunctionTool = z.infer<typeof FunctionToolSchema>;
+type CustomTool = z.infer<typeof CustomToolSchema>;
+
 const ChatRequestSchema = z.looseObject({
   model: z.string().min(1),
   messages: ChatMessagesSchema,
-  tools: z.array(z.looseObject({ function: z.looseObject({ name: z.string(), description: z.string().optional(), parameters: z.unknown() }) })).optional(),
+  tools: z.array(z.union([FunctionToolSchema, CustomToolSchema])).optional(),
   temperature: z.number().nullable().optional(),
   stream: z.boolean().nullable().optional(),
   stream_options: z.looseObject({ include_usage: z.boolean().optional() }).nullable().optional(),
 });
 type ChatRequest = z.infer<typeof ChatRequestSchema>;
+const isCustom = (t: FunctionTool | CustomTool): t is CustomTool => t['type'] === 'custom' && 'custom' in t;
+/** A tool as the request key sees it: a custom tool's format stands where a function's parameters do. */
+const keyedTool = (t: FunctionTool | CustomTool): FunctionTool =>
+  isCustom(t) ? { function: { name: t.custom.name, description: t.custom.description, parameters: t.custom.format } } : t;
+
+/** Agent headers passed upstream: they pick the account's organization, project or beta features. */
+const FORWARDED_HEADERS = ['openai-organization', 'openai-project', 'openai-beta'] as const;
 
 export interface CaptureProxyOptions {
   upstream: Upstream | null;
@@ -180,7 +193,7 @@ export class CaptureProxy {
       ended: '',
       model: parsed.model,
       messages: parsed.messages,
-      toolNames: (parsed.tools ?? []).map((t) => t.function.name),
+      toolNames: (parsed.tools ?? []).map((t) => keyedTool(t).function.name),
       streamed: parsed.stream === true,
       source: 'none',
       reply: null,
@@ -196,7 +209,8 @@ export class CaptureProxy {
     };
     // Keyed as redacted: a recorded reply is stored redacted, so on replay the agent sends the
     // redacted text back, and the key must be the one the recording made of the original.
-    const hash = requestHash(this.options.redactor ? this.options.redactor.deep(parsed) : parsed);
+    const keyed = { ...parsed, tools: parsed.tools?.map(keyedTool) };
+    const hash = requestHash(this.options.redactor ? this.options.redactor.deep(keyed) : keyed);
     const occurrence = (trial.sent.get(hash) ?? 0) + 1;
     trial.sent.set(hash, occurrence);
     const { replay, upstream, recorder } = this.options;
@@ -212,7 +226,10 @@ export class CaptureProxy {
         return fail(AGENT_RUN_ERROR.NO_MODEL, 'the agent called a model, but this run has none: pass --base-url URL (or OPENAI_BASE_URL) for a live endpoint, or --cassettes DIR to replay');
       }
       exchange.source = 'live';
-      const response = await forwardUpstream(upstream, '/chat/completions', { method: 'POST', body: raw, signal: trial.controller.signal, stream: parsed.stream === true }, trial.budget);
+      // The query string (Azure's api-version) and the account headers go upstream with the call.
+      const query = /\?.*$/.exec(req.url ?? '')?.[0] ?? '';
+      const headers = Object.fromEntries(FORWARDED_HEADERS.flatMap((h) => (typeof req.headers[h] === 'string' ? [[h, req.headers[h]]] : [])));
+      const response = await forwardUpstream(upstream, `/chat/completions${query}`, { method: 'POST', body: raw, headers, signal: trial.controller.signal, stream: parsed.stream === true }, trial.budget);
       if (!response.ok) {
         // Provider faults (429, 5xx, hangs, resets) were retried within the trial's budget, and
         // one that outlasted it threw ProviderFaultError (PROVIDER_ERROR, below).

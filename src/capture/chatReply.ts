@@ -39,8 +39,9 @@ export function replyFromCompletion(body: unknown): ChatReply {
     refusal: str(message['refusal']),
     toolCalls: calls.map((c, i) => {
       const call = obj(c);
-      const fn = obj(call['function']);
-      return { id: str(call['id']) ?? `call_${i + 1}`, name: str(fn['name']) ?? '', arguments: str(fn['arguments']) ?? '' };
+      // A custom tool's call carries free-form `input` where a function's carries `arguments`.
+      const fn = obj(call['function'] ?? call['custom']);
+      return { id: str(call['id']) ?? `call_${i + 1}`, name: str(fn['name']) ?? '', arguments: str(fn['arguments']) ?? str(fn['input']) ?? '' };
     }),
     usage: usageOf(b['usage']),
     finishReason: str(choice['finish_reason']),
@@ -105,11 +106,11 @@ export class ChunkAccumulator {
         const id = str(call['id']) ?? '';
         const index = this.indexOf(call['index'], id);
         this.lastIndex = index;
-        const fn = obj(call['function']);
+        const fn = obj(call['function'] ?? call['custom']);
         const entry = this.calls.get(index) ?? { id: '', name: '', arguments: '' };
         entry.id ||= id;
         entry.name = joinName(entry.name, str(fn['name']) ?? '');
-        entry.arguments += str(fn['arguments']) ?? '';
+        entry.arguments += str(fn['arguments']) ?? str(fn['input']) ?? '';
         this.calls.set(index, entry);
       }
       this.finishReason = str(choice['finish_reason']) ?? this.finishReason;

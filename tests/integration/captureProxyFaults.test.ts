@@ -118,3 +118,25 @@ describe('capture proxy: recording keeps only whole replies', () => {
     expect(cassette.interactions.map((i) => i.response.content)).toEqual(['All of it']);
   });
 });
+
+describe('capture proxy: what passes through as the agent sent it', () => {
+  it('the query string and the OpenAI-Organization/Project/Beta headers go upstream; custom tools are accepted; a non-UTF-8 completion reaches the agent byte for byte', async () => {
+    const latin1 = Buffer.concat([Buffer.from('{"id":"c","object":"chat.completion","created":1,"model":"m","choices":[{"index":0,"message":{"role":"assistant","content":"Caf'), Buffer.from([0xe9, 0xff]), Buffer.from('"},"finish_reason":"stop"}]}')]);
+    const trial = await live((_req, res) => {
+      if (server!.requests.length === 2) return void res.writeHead(200, { 'content-type': 'application/json; charset=iso-8859-1' }).end(latin1), true;
+      return false;
+    });
+    const client = new OpenAI({ baseURL: trial.baseUrl, apiKey: trial.apiKey, maxRetries: 0, organization: 'org-agent', project: 'proj_agent', defaultHeaders: { 'OpenAI-Beta': 'assistants=v2', 'X-Other': 'kept-here' }, defaultQuery: { 'api-version': '2024-10-21' } });
+    const reply = await client.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'hi' }], tools: [{ type: 'custom', custom: { name: 'apply_patch', description: 'patch', format: { type: 'text' } } }] });
+    expect(reply.choices[0]!.message.content).toBe('scripted');
+    const sent = server!.requests[0]!;
+    expect(sent.url).toBe('/v1/chat/completions?api-version=2024-10-21');
+    expect(sent.headers).toMatchObject({ 'openai-organization': 'org-agent', 'openai-project': 'proj_agent', 'openai-beta': 'assistants=v2', authorization: `Bearer ${KEY}` });
+    expect(sent.headers['x-other']).toBeUndefined();
+    const raw = await fetch(`${trial.baseUrl}/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${trial.apiKey}` }, body: JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'latin' }] }) });
+    expect(Buffer.from(await raw.arrayBuffer()).equals(latin1)).toBe(true);
+    expect(raw.headers.get('content-type')).toBe('application/json; charset=iso-8859-1');
+    const { exchanges } = trial.close();
+    expect(exchanges[0]!.toolNames).toEqual(['apply_patch']);
+  });
+});
