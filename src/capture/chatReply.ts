@@ -21,6 +21,9 @@ const obj = (v: unknown): Json => (v && typeof v === 'object' && !Array.isArray(
 const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
 const num = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? Math.floor(v) : 0);
 
+/** Present only when the model sent some, so replies without it keep their shape. */
+const optionalReasoning = (reasoning: string | null): { reasoning?: string } => (reasoning === null ? {} : { reasoning });
+
 function usageOf(v: unknown): ChatReply['usage'] {
   if (!v || typeof v !== 'object') return null;
   const u = obj(v);
@@ -45,7 +48,7 @@ export function replyFromCompletion(body: unknown): ChatReply {
     }),
     usage: usageOf(b['usage']),
     finishReason: str(choice['finish_reason']),
-    reasoning: str(message['reasoning_content']) ?? str(message['reasoning']),
+    ...optionalReasoning(str(message['reasoning_content']) ?? str(message['reasoning'])),
   };
 }
 
@@ -121,7 +124,7 @@ export class ChunkAccumulator {
     const toolCalls = [...this.calls.entries()]
       .sort(([a], [b]) => a - b)
       .map(([index, c]) => ({ ...c, id: c.id || `call_${index + 1}` }));
-    return { model: this.model, content: this.content, refusal: this.refusal, toolCalls, usage: this.usage, finishReason: this.finishReason, reasoning: this.reasoning };
+    return { model: this.model, content: this.content, refusal: this.refusal, toolCalls, usage: this.usage, finishReason: this.finishReason, ...optionalReasoning(this.reasoning) };
   }
 }
 
@@ -179,7 +182,7 @@ export function replyFromCassette(response: CassetteResponse, model: string): Ch
     })),
     usage: response.usage ?? null,
     finishReason: response.finish_reason ?? (response.tool_calls.length ? 'tool_calls' : 'stop'),
-    reasoning: response.reasoning_content ?? null,
+    ...optionalReasoning(response.reasoning_content ?? null),
   };
 }
 
