@@ -15,16 +15,16 @@ function externalModel(plan: ModelPlan, redactor: Redactor, concurrency: number)
   if (plan.kind === 'cassettes') {
     if (!existsSync(plan.dir)) throw new AdapterConfigError(`--cassettes ${plan.dir}: folder not found`);
     const replay = new CassetteReplay(plan.dir);
-    return { info: replay.info, proxy: new CaptureProxy({ upstream: null, replay, recorder: null }) };
+    return { info: replay.info, proxy: new CaptureProxy({ upstream: null, replay, recorder: null, redactor }) };
   }
   if (plan.kind === 'none') {
-    return { info: { provider: 'none', mode: 'none', model: 'none', base_url: null }, proxy: new CaptureProxy({ upstream: null, replay: null, recorder: null }) };
+    return { info: { provider: 'none', mode: 'none', model: 'none', base_url: null }, proxy: new CaptureProxy({ upstream: null, replay: null, recorder: null, redactor }) };
   }
   const baseUrl = plan.baseUrl ?? 'https://api.openai.com/v1';
   const recorder = plan.record ? new CassetteRecorder(plan.record, baseUrl, redactor) : null;
   return {
     info: { provider: 'openai', mode: plan.record ? 'recording' : 'live', model: plan.model ?? 'chosen by the agent', base_url: baseUrl },
-    proxy: new CaptureProxy({ upstream: { baseUrl, apiKey: plan.apiKey ?? null }, replay: null, recorder, limiter: new EndpointLimiter({ max: Math.max(1, concurrency) }) }),
+    proxy: new CaptureProxy({ upstream: { baseUrl, apiKey: plan.apiKey ?? null }, replay: null, recorder, limiter: new EndpointLimiter({ max: Math.max(1, concurrency) }), redactor }),
   };
 }
 

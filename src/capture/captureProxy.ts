@@ -4,25 +4,39 @@ import type { AddressInfo } from 'node:net';
 import { z } from 'zod';
 import { AGENT_RUN_ERROR } from '../adapters/runErrorCodes.js';
 import { ChatMessagesSchema, describeIssues } from '../schema/agentIo.js';
-import { cutAtToken } from '../schema/redact.js';
+import { cutAtToken, type Redactor } from '../schema/redact.js';
 import { requestHash } from '../schema/requestKey.js';
-import { ChunkAccumulator, completionBody, replyFromCompletion, SseParser, sseBody, type ChatReply } from './chatReply.js';
+import { ChunkAccumulator, completionBody, providerErrorOf, replyFromCompletion, SseParser, sseBody, type ChatReply } from './chatReply.js';
 import type { CassetteRecorder, CassetteReplay } from './cassetteStore.js';
 import type { Exchange, TrialTraffic } from './exchange.js';
+import { KEY_MASK, KeyScrubber, scrubKeyBytes } from './keyScrubber.js';
 import { forwardUpstream, type Upstream, type UpstreamBudget } from './upstream.js';
 import type { EndpointLimiter } from '../provider/index.js';
 
 const MAX_REQUEST_BYTES = 32 * 1024 * 1024;
 
+const FunctionToolSchema = z.looseObject({ function: z.looseObject({ name: z.string(), description: z.string().optional(), parameters: z.unknown() }) });
+/** A `custom` tool (free-form input, GPT-5): its name and format in its own field. */
+const CustomToolSchema = z.looseObject({ type: z.literal('custom'), custom: z.looseObject({ name: z.string(), description: z.string().optional(), format: z.unknown() }) });
+type FunctionTool = z.infer<typeof FunctionToolSchema>;
+type CustomTool = z.infer<typeof CustomToolSchema>;
+
 const ChatRequestSchema = z.looseObject({
   model: z.string().min(1),
   messages: ChatMessagesSchema,
-  tools: z.array(z.looseObject({ function: z.looseObject({ name: z.string(), description: z.string().optional(), parameters: z.unknown() }) })).optional(),
+  tools: z.array(z.union([FunctionToolSchema, CustomToolSchema])).optional(),
   temperature: z.number().nullable().optional(),
   stream: z.boolean().nullable().optional(),
   stream_options: z.looseObject({ include_usage: z.boolean().optional() }).nullable().optional(),
 });
 type ChatRequest = z.infer<typeof ChatRequestSchema>;
+const isCustom = (t: FunctionTool | CustomTool): t is CustomTool => t['type'] === 'custom' && 'custom' in t;
+/** A tool as the request key sees it: a custom tool's format stands where a function's parameters do. */
+const keyedTool = (t: FunctionTool | CustomTool): FunctionTool =>
+  isCustom(t) ? { function: { name: t.custom.name, description: t.custom.description, parameters: t.custom.format } } : t;
+
+/** Agent headers passed upstream: they pick the account's organization, project or beta features. */
+const FORWARDED_HEADERS = ['openai-organization', 'openai-project', 'openai-beta'] as const;
 
 export interface CaptureProxyOptions {
   upstream: Upstream | null;
@@ -30,6 +44,11 @@ export interface CaptureProxyOptions {
   recorder: CassetteRecorder | null;
   /** Adaptive concurrency for the upstream endpoint (the run's -j as its ceiling). */
   limiter?: EndpointLimiter | undefined;
+  /**
+   * The run's redactor: every error body and message the proxy passes to an agent goes through it
+   * (an upstream 401 may echo the key). The upstream key itself is masked in everything passed back.
+   */
+  redactor?: Redactor | undefined;
 }
 
 /** A trial's budget when its adapter names none. */
@@ -50,6 +69,8 @@ interface TrialState extends TrialTraffic {
   open: boolean;
   controller: AbortController;
   budget: UpstreamBudget;
+  /** How often this trial has sent each request (by hash): the same request's replies go in order. */
+  sent: Map<string, number>;
 }
 
 /**
@@ -68,7 +89,7 @@ export class CaptureProxy {
   async start(): Promise<void> {
     this.server = createServer((req, res) => {
       this.handle(req, res).catch((error: unknown) => {
-        if (!res.headersSent) sendError(res, 500, `tracegate capture proxy: ${(error as Error).message}`);
+        if (!res.headersSent) this.sendError(res, 500, `tracegate capture proxy: ${(error as Error).message}`);
         else res.destroy();
       });
     });
@@ -94,6 +115,7 @@ export class CaptureProxy {
       exchanges: [],
       runError: null,
       controller: new AbortController(),
+      sent: new Map(),
       budget: { ...budget, limiter: this.options.limiter },
     };
     this.trials.set(token, state);
@@ -112,15 +134,27 @@ export class CaptureProxy {
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const match = /^\/t\/([0-9a-f]{24})(\/.*)?$/.exec((req.url ?? '').split('?')[0]!);
     const trial = match ? this.trials.get(match[1]!) : undefined;
-    if (!trial || !trial.open) return void sendError(res, 404, 'tracegate capture proxy: unknown or finished trial path');
+    if (!trial || !trial.open) return void this.sendError(res, 404, 'tracegate capture proxy: unknown or finished trial path');
     const auth = req.headers['authorization'];
     if (auth !== undefined && auth !== `Bearer ${trial.apiKey}`) {
-      return void sendError(res, 401, 'tracegate capture proxy: this is not the key of this trial (OPENAI_API_KEY)');
+      return void this.sendError(res, 401, 'tracegate capture proxy: this is not the key of this trial (OPENAI_API_KEY)');
     }
     const route = (match![2] ?? '/').replace(/\/+$/, '');
     if (req.method === 'GET' && route.endsWith('/models')) return this.models(trial, res);
     if (req.method === 'POST' && route.endsWith('/chat/completions')) return this.chat(trial, req, res);
-    return void sendError(res, 404, `tracegate capture proxy: ${req.method} ${route} is not proxied (only POST chat/completions and GET models)`);
+    return void this.sendError(res, 404, `tracegate capture proxy: ${req.method} ${route} is not proxied (only POST chat/completions and GET models)`);
+  }
+
+  /** Text on its way to an agent or a trace: the upstream key masked, then the run's redaction. */
+  private scrub(text: string): string {
+    const key = this.options.upstream?.apiKey;
+    const masked = key ? text.split(key).join(KEY_MASK) : text;
+    return this.options.redactor ? this.options.redactor.text(masked) : masked;
+  }
+
+  private sendError(res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void {
+    res.writeHead(status, { 'content-type': 'application/json', ...headers });
+    res.end(JSON.stringify({ error: { message: this.scrub(message), type: 'tracegate_proxy_error', code: null, param: null } }));
   }
 
   private async models(trial: TrialState, res: ServerResponse): Promise<void> {
@@ -128,10 +162,11 @@ export class CaptureProxy {
     if (upstream) {
       try {
         const response = await forwardUpstream(upstream, '/models', { method: 'GET', signal: trial.controller.signal }, trial.budget);
+        const body = Buffer.from(await response.arrayBuffer());
         res.writeHead(response.status, { 'content-type': response.headers.get('content-type') ?? 'application/json' });
-        res.end(Buffer.from(await response.arrayBuffer()));
+        res.end(response.ok ? scrubKeyBytes(body, upstream.apiKey) : this.scrub(body.toString('utf8')));
       } catch (error) {
-        sendError(res, 502, `tracegate capture proxy: models: ${(error as Error).message}`);
+        this.sendError(res, 502, `tracegate capture proxy: models: ${(error as Error).message}`);
       }
       return;
     }
@@ -142,14 +177,14 @@ export class CaptureProxy {
 
   private async chat(trial: TrialState, req: IncomingMessage, res: ServerResponse): Promise<void> {
     const raw = await readBody(req);
-    if (raw === null) return void sendError(res, 413, `tracegate capture proxy: request over ${MAX_REQUEST_BYTES} bytes`);
+    if (raw === null) return void this.sendError(res, 413, `tracegate capture proxy: request over ${MAX_REQUEST_BYTES} bytes`);
     let parsed: ChatRequest;
     try {
       const result = ChatRequestSchema.safeParse(JSON.parse(raw));
-      if (!result.success) return void sendError(res, 400, `tracegate capture proxy: not a chat-completions request: ${describeIssues(result.error)}`);
+      if (!result.success) return void this.sendError(res, 400, `tracegate capture proxy: not a chat-completions request: ${describeIssues(result.error)}`);
       parsed = result.data;
     } catch (error) {
-      return void sendError(res, 400, `tracegate capture proxy: request body is not JSON: ${(error as Error).message}`);
+      return void this.sendError(res, 400, `tracegate capture proxy: request body is not JSON: ${(error as Error).message}`);
     }
     const step = ++trial.calls;
     const exchange: Exchange = {
@@ -158,7 +193,7 @@ export class CaptureProxy {
       ended: '',
       model: parsed.model,
       messages: parsed.messages,
-      toolNames: (parsed.tools ?? []).map((t) => t.function.name),
+      toolNames: (parsed.tools ?? []).map((t) => keyedTool(t).function.name),
       streamed: parsed.stream === true,
       source: 'none',
       reply: null,
@@ -166,17 +201,22 @@ export class CaptureProxy {
     };
     trial.exchanges.push(exchange);
     const fail = (code: string, message: string) => {
-      const full = `task ${trial.taskId}, step ${step}: ${message}`;
+      const full = this.scrub(`task ${trial.taskId}, step ${step}: ${message}`);
       trial.runError ??= { code, message: full };
       exchange.error = full;
       // x-should-retry: the openai clients would otherwise retry a fault no retry can fix.
-      sendError(res, 502, `tracegate: ${full}`, { 'x-should-retry': 'false' });
+      this.sendError(res, 502, `tracegate: ${full}`, { 'x-should-retry': 'false' });
     };
-    const hash = requestHash(parsed);
+    // Keyed as redacted: a recorded reply is stored redacted, so on replay the agent sends the
+    // redacted text back, and the key must be the one the recording made of the original.
+    const keyed = { ...parsed, tools: parsed.tools?.map(keyedTool) };
+    const hash = requestHash(this.options.redactor ? this.options.redactor.deep(keyed) : keyed);
+    const occurrence = (trial.sent.get(hash) ?? 0) + 1;
+    trial.sent.set(hash, occurrence);
     const { replay, upstream, recorder } = this.options;
     try {
       if (replay) {
-        const found = replay.find(trial.taskId, hash, step);
+        const found = replay.find(trial.taskId, hash, step, occurrence);
         if (typeof found === 'string') return fail(AGENT_RUN_ERROR.CASSETTE_MISS, found);
         exchange.source = 'replayed';
         exchange.reply = found;
@@ -186,25 +226,43 @@ export class CaptureProxy {
         return fail(AGENT_RUN_ERROR.NO_MODEL, 'the agent called a model, but this run has none: pass --base-url URL (or OPENAI_BASE_URL) for a live endpoint, or --cassettes DIR to replay');
       }
       exchange.source = 'live';
-      const response = await forwardUpstream(upstream, '/chat/completions', { method: 'POST', body: raw, signal: trial.controller.signal, stream: parsed.stream === true }, trial.budget);
+      // The query string (Azure's api-version) and the account headers go upstream with the call.
+      const query = /\?.*$/.exec(req.url ?? '')?.[0] ?? '';
+      const headers = Object.fromEntries(FORWARDED_HEADERS.flatMap((h) => (typeof req.headers[h] === 'string' ? [[h, req.headers[h]]] : [])));
+      const response = await forwardUpstream(upstream, `/chat/completions${query}`, { method: 'POST', body: raw, headers, signal: trial.controller.signal, stream: parsed.stream === true }, trial.budget);
       if (!response.ok) {
         // Provider faults (429, 5xx, hangs, resets) were retried within the trial's budget, and
         // one that outlasted it threw ProviderFaultError (PROVIDER_ERROR, below).
-        const text = await response.text();
-        // A 4xx is the agent's own request being refused: pass it on and let the agent deal with it.
+        const text = this.scrub(await response.text());
+        const refusal = configurationFault(response.status, text);
+        if (refusal) return fail(AGENT_RUN_ERROR.PROVIDER_ERROR, refusal);
+        // Another 4xx is the agent's own request being refused: pass it on and let the agent deal with it.
         exchange.error = `upstream answered HTTP ${response.status}: ${cutAtToken(text, 300)}`;
         res.writeHead(response.status, { 'content-type': response.headers.get('content-type') ?? 'application/json' }).end(text);
         return;
       }
-      const reply = (response.headers.get('content-type') ?? '').includes('text/event-stream')
-        ? await pipeStream(response, res)
-        : await passCompletion(response, res);
-      exchange.reply = reply;
-      recorder?.add(trial.taskId, hash, parsed.model, reply);
+      const outcome = (response.headers.get('content-type') ?? '').includes('text/event-stream')
+        ? await pipeStream(response, res, upstream.apiKey, trial.budget.deadline)
+        : await passCompletion(response, res, upstream.apiKey);
+      if (outcome.error !== null) {
+        // A provider error in a 200 (a stream's error frame, an error body): the provider's fault,
+        // not the agent's, even when the agent then crashes on it.
+        const message = `the upstream answered with an error: ${outcome.error}`;
+        if (res.headersSent) {
+          exchange.error = this.scrub(message);
+          trial.runError ??= { code: AGENT_RUN_ERROR.PROVIDER_ERROR, message: this.scrub(`task ${trial.taskId}, step ${step}: ${message}`) };
+          return;
+        }
+        return fail(AGENT_RUN_ERROR.PROVIDER_ERROR, message);
+      }
+      exchange.reply = outcome.reply;
+      // A stream cut short is passed on as it came, but a cassette keeps only whole replies.
+      if (outcome.cut) exchange.error = 'the upstream stream ended with neither a finish_reason nor data: [DONE] (cut short); not recorded';
+      else recorder?.add(trial.taskId, hash, parsed.model, outcome.reply, occurrence);
     } catch (error) {
       if (trial.controller.signal.aborted) return void res.destroy();
       if (res.headersSent) {
-        exchange.error = `stream broke: ${(error as Error).message}`;
+        exchange.error = this.scrub(`stream broke: ${(error as Error).message}`);
         trial.runError ??= { code: AGENT_RUN_ERROR.PROVIDER_ERROR, message: `task ${trial.taskId}, step ${step}: ${exchange.error}` };
         return void res.destroy();
       }
@@ -213,11 +271,6 @@ export class CaptureProxy {
       exchange.ended = new Date().toISOString();
     }
   }
-}
-
-function sendError(res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void {
-  res.writeHead(status, { 'content-type': 'application/json', ...headers });
-  res.end(JSON.stringify({ error: { message, type: 'tracegate_proxy_error', code: null, param: null } }));
 }
 
 function readBody(req: IncomingMessage): Promise<string | null> {
@@ -245,33 +298,103 @@ function sendReply(res: ServerResponse, reply: ChatReply, request: ChatRequest, 
   }
 }
 
-/** Streams the upstream's SSE bytes to the agent as they come, folding the chunks into one reply. */
-async function pipeStream(response: Response, res: ServerResponse): Promise<ChatReply> {
+/**
+ * A refusal that no agent could avoid (the key tracegate holds is wrong, the endpoint or model does
+ * not exist): the run's configuration, not the agent's request. Null for any other status.
+ */
+function configurationFault(status: number, body: string): string | null {
+  let detail = cutAtToken(body, 300);
+  try {
+    detail = providerErrorOf(JSON.parse(body)) ?? detail;
+  } catch {
+    // Not JSON: the body's text as it came.
+  }
+  if (status === 401 || status === 403) return `the upstream refused tracegate's key (HTTP ${status}: ${detail}); check the key variable (OPENAI_API_KEY or --api-key-env) and --base-url`;
+  if (status === 404) return `the upstream has no such model or endpoint (HTTP 404: ${detail}); check the model name and --base-url`;
+  return null;
+}
+
+/**
+ * How long a started stream may send nothing: half of what is left of the trial's budget (at least
+ * 0.5 s, at most 60 s), so a stream that hangs is cut, and called the provider's fault, before the
+ * agent is killed at its own limit.
+ */
+export function streamIdleMs(deadline: number, now = Date.now()): number {
+  return Math.min(60_000, Math.max(500, (deadline - now) / 2));
+}
+
+async function readWithin(reader: ReadableStreamDefaultReader<Uint8Array>, ms: number): Promise<ReadableStreamReadResult<Uint8Array>> {
+  let timer: NodeJS.Timeout | undefined;
+  const idle = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`the upstream stream sent nothing for ${(ms / 1000).toFixed(1)} s (idle timeout)`)), ms);
+  });
+  try {
+    return await Promise.race([reader.read(), idle]);
+  } catch (error) {
+    await reader.cancel().catch(() => undefined);
+    throw error;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** What came back from a 2xx: the folded reply, or the provider error it carried instead. */
+interface UpstreamOutcome {
+  reply: ChatReply;
+  error: string | null;
+  /** A stream that ended without a finish_reason or [DONE]. */
+  cut: boolean;
+}
+
+/**
+ * Streams the upstream's SSE bytes to the agent as they come (an error frame too: the agent's client
+ * raises it), folding the chunks into one reply.
+ */
+async function pipeStream(response: Response, res: ServerResponse, key: string | null, deadline: number): Promise<UpstreamOutcome> {
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
   const parser = new SseParser();
   const accumulator = new ChunkAccumulator();
   const decoder = new TextDecoder();
-  for await (const bytes of response.body as unknown as AsyncIterable<Uint8Array>) {
-    res.write(bytes);
-    parser.push(decoder.decode(bytes, { stream: true }), (data) => {
-      if (data === '[DONE]') return;
+  const scrubber = new KeyScrubber(key);
+  let error: string | null = null;
+  let done = false;
+  const reader = response.body!.getReader();
+  for (;;) {
+    const next = await readWithin(reader, streamIdleMs(deadline));
+    if (next.done) break;
+    const bytes = next.value;
+    const text = scrubber.push(decoder.decode(bytes, { stream: true }));
+    if (text) res.write(text);
+    parser.push(text, (data, event) => {
+      if (data === '[DONE]') return void (done = true);
+      let chunk: unknown;
       try {
-        accumulator.add(JSON.parse(data));
+        chunk = JSON.parse(data);
       } catch {
         // A malformed chunk is passed on untouched; the agent's client decides what it means.
+        if (event === 'error') error ??= cutAtToken(data, 300);
+        return;
       }
+      const problem = providerErrorOf(chunk) ?? (event === 'error' ? cutAtToken(data, 300) : null);
+      if (problem !== null) error ??= problem;
+      else accumulator.add(chunk);
     });
   }
-  res.end();
-  return accumulator.reply();
+  res.end(scrubber.flush() + decoder.decode());
+  const reply = accumulator.reply();
+  return { reply, error, cut: !done && reply.finishReason === null };
 }
 
-async function passCompletion(response: Response, res: ServerResponse): Promise<ChatReply> {
-  const text = await response.text();
-  res.writeHead(200, { 'content-type': 'application/json' }).end(text);
+/** A 2xx completion passed to the agent, unless it is an error body (the caller answers that). */
+async function passCompletion(response: Response, res: ServerResponse, key: string | null): Promise<UpstreamOutcome> {
+  const body = scrubKeyBytes(Buffer.from(await response.arrayBuffer()), key);
+  let parsed: unknown = null;
   try {
-    return replyFromCompletion(JSON.parse(text));
+    parsed = JSON.parse(body.toString('utf8'));
   } catch {
-    return { model: null, content: null, refusal: null, toolCalls: [], usage: null, finishReason: null };
+    // forwardUpstream accepted it as JSON; a charset other than UTF-8 still reaches the agent as sent.
   }
+  const error = providerErrorOf(parsed);
+  if (error === null) res.writeHead(200, { 'content-type': response.headers.get('content-type') ?? 'application/json' }).end(body);
+  return { reply: replyFromCompletion(parsed), error, cut: false };
 }

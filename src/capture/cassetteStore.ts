@@ -29,18 +29,23 @@ export class CassetteReplay {
     return model ? [model] : [];
   }
 
-  /** The reply, or a sentence saying why there is none (the caller names task and step). */
-  find(taskId: string, hash: string, nth: number): ChatReply | string {
+  /**
+   * The reply, or a sentence saying why there is none (the caller names task and step). `occurrence`:
+   * the how-manieth time this trial sends this request; the same request's replies replay in the
+   * order they were recorded (the last one again once they run out).
+   */
+  find(taskId: string, hash: string, nth: number, occurrence = 1): ChatReply | string {
     const cassette = this.byTask.get(taskId);
     if (!cassette) return `no cassette ${cassettePath(this.dir, taskId)}`;
     if (cassette.kind === 'script') {
       const interaction = cassette.interactions[nth - 1];
       return interaction ? replyFromCassette(interaction.response, cassette.model) : `the script has only ${cassette.interactions.length} responses`;
     }
-    const interaction = cassette.interactions.find((i) => i.request_hash === hash);
+    const matches = cassette.interactions.filter((i) => i.request_hash === hash);
+    const interaction = matches[Math.min(occurrence, matches.length) - 1];
     return interaction
       ? replyFromCassette(interaction.response, cassette.model)
-      : `no recorded response for request ${hash.slice(0, 19)}… (the prompt, tools or earlier replies changed since recording)`;
+      : `no recorded response for request ${hash.slice(0, 19)}… (the prompt, tools, generation settings or earlier replies changed since recording)`;
   }
 }
 
@@ -56,7 +61,11 @@ export class CassetteRecorder {
     if (!existsSync(dir)) mkdirSync(dir, { recursive: true });
   }
 
-  add(taskId: string, hash: string, requestModel: string, reply: ChatReply): void {
+  /**
+   * `occurrence`: the how-manieth time the trial sent this request. Each is kept in order; another
+   * trial (epoch) of the task sending the same requests adds nothing new.
+   */
+  add(taskId: string, hash: string, requestModel: string, reply: ChatReply, occurrence = 1): void {
     const cassette = this.byTask.get(taskId) ?? {
       schema_version: CASSETTE_SCHEMA_VERSION,
       kind: 'recording' as const,
@@ -66,7 +75,7 @@ export class CassetteRecorder {
       interactions: [],
     };
     this.byTask.set(taskId, cassette);
-    if (cassette.interactions.some((i) => i.request_hash === hash)) return;
+    if (cassette.interactions.filter((i) => i.request_hash === hash).length >= occurrence) return;
     cassette.interactions.push({ request_hash: hash, response: cassetteResponseOf(reply) });
     writeFileSync(cassettePath(this.dir, taskId), JSON.stringify(this.redactor.deep(cassette), null, 2) + '\n');
   }

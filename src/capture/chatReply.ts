@@ -12,12 +12,17 @@ export interface ChatReply {
   toolCalls: Array<{ id: string; name: string; arguments: string }>;
   usage: { input_tokens: number; output_tokens: number } | null;
   finishReason: string | null;
+  /** A reasoning model's `reasoning_content` (or `reasoning`), when it sent one. */
+  reasoning?: string | null;
 }
 
 type Json = Record<string, unknown>;
 const obj = (v: unknown): Json => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Json) : {});
 const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
 const num = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? Math.floor(v) : 0);
+
+/** Present only when the model sent some, so replies without it keep their shape. */
+const optionalReasoning = (reasoning: string | null): { reasoning?: string } => (reasoning === null ? {} : { reasoning });
 
 function usageOf(v: unknown): ChatReply['usage'] {
   if (!v || typeof v !== 'object') return null;
@@ -37,12 +42,24 @@ export function replyFromCompletion(body: unknown): ChatReply {
     refusal: str(message['refusal']),
     toolCalls: calls.map((c, i) => {
       const call = obj(c);
-      const fn = obj(call['function']);
-      return { id: str(call['id']) ?? `call_${i + 1}`, name: str(fn['name']) ?? '', arguments: str(fn['arguments']) ?? '' };
+      // A custom tool's call carries free-form `input` where a function's carries `arguments`.
+      const fn = obj(call['function'] ?? call['custom']);
+      return { id: str(call['id']) ?? `call_${i + 1}`, name: str(fn['name']) ?? '', arguments: str(fn['arguments']) ?? str(fn['input']) ?? '' };
     }),
     usage: usageOf(b['usage']),
     finishReason: str(choice['finish_reason']),
+    ...optionalReasoning(str(message['reasoning_content']) ?? str(message['reasoning'])),
   };
+}
+
+/**
+ * A tool call's name from its fragments: some servers (MiniMax via NIM, some GPT-5 streams) repeat
+ * the whole name in every fragment, others send it growing, others in pieces to be joined.
+ */
+function joinName(sofar: string, fragment: string): string {
+  if (!fragment || fragment === sofar) return sofar;
+  if (sofar === '' || fragment.startsWith(sofar)) return fragment;
+  return sofar + fragment;
 }
 
 /**
@@ -54,9 +71,23 @@ export class ChunkAccumulator {
   private model: string | null = null;
   private content: string | null = null;
   private refusal: string | null = null;
+  private reasoning: string | null = null;
   private finishReason: string | null = null;
   private usage: ChatReply['usage'] = null;
   private readonly calls = new Map<number, { id: string; name: string; arguments: string }>();
+  private lastIndex: number | null = null;
+
+  /**
+   * The call a fragment belongs to: its `index`; without one (Gemini's OpenAI layer sends each
+   * parallel call whole, unindexed) the last call, unless the fragment's id names another call.
+   */
+  private indexOf(index: unknown, id: string): number {
+    if (typeof index === 'number') return num(index);
+    if (this.lastIndex === null) return 0;
+    const last = this.calls.get(this.lastIndex)!;
+    if (id && last.id && id !== last.id) return Math.max(...this.calls.keys()) + 1;
+    return this.lastIndex;
+  }
 
   add(chunk: unknown): void {
     const c = obj(chunk);
@@ -71,14 +102,18 @@ export class ChunkAccumulator {
       if (text !== null) this.content = (this.content ?? '') + text;
       const refusal = str(delta['refusal']);
       if (refusal !== null) this.refusal = (this.refusal ?? '') + refusal;
+      const reasoning = str(delta['reasoning_content']) ?? str(delta['reasoning']);
+      if (reasoning !== null) this.reasoning = (this.reasoning ?? '') + reasoning;
       for (const rawCall of Array.isArray(delta['tool_calls']) ? delta['tool_calls'] : []) {
         const call = obj(rawCall);
-        const index = num(call['index']);
-        const fn = obj(call['function']);
+        const id = str(call['id']) ?? '';
+        const index = this.indexOf(call['index'], id);
+        this.lastIndex = index;
+        const fn = obj(call['function'] ?? call['custom']);
         const entry = this.calls.get(index) ?? { id: '', name: '', arguments: '' };
-        entry.id ||= str(call['id']) ?? '';
-        entry.name += str(fn['name']) ?? '';
-        entry.arguments += str(fn['arguments']) ?? '';
+        entry.id ||= id;
+        entry.name = joinName(entry.name, str(fn['name']) ?? '');
+        entry.arguments += str(fn['arguments']) ?? str(fn['input']) ?? '';
         this.calls.set(index, entry);
       }
       this.finishReason = str(choice['finish_reason']) ?? this.finishReason;
@@ -89,26 +124,48 @@ export class ChunkAccumulator {
     const toolCalls = [...this.calls.entries()]
       .sort(([a], [b]) => a - b)
       .map(([index, c]) => ({ ...c, id: c.id || `call_${index + 1}` }));
-    return { model: this.model, content: this.content, refusal: this.refusal, toolCalls, usage: this.usage, finishReason: this.finishReason };
+    return { model: this.model, content: this.content, refusal: this.refusal, toolCalls, usage: this.usage, finishReason: this.finishReason, ...optionalReasoning(this.reasoning) };
   }
 }
 
-/** Splits an SSE byte stream into the payloads of its `data:` fields, one per event. */
+/**
+ * The provider's error when a body or stream frame is one (`{"error": {...}}` with no choices), as
+ * openai-node reads it: it throws an APIError for such a frame even inside a 200 stream.
+ */
+export function providerErrorOf(body: unknown): string | null {
+  const b = obj(body);
+  if (b['error'] === undefined || b['error'] === null || Array.isArray(b['choices'])) return null;
+  const error = b['error'];
+  if (typeof error === 'string') return error;
+  const e = obj(error);
+  const message = str(e['message']) ?? JSON.stringify(error).slice(0, 300);
+  const code = str(e['code']) ?? (typeof e['code'] === 'number' ? String(e['code']) : null) ?? str(e['type']);
+  return code ? `${message} (${code})` : message;
+}
+
+/** Splits an SSE byte stream into the payloads of its `data:` fields, one per event, with the event's name. */
 export class SseParser {
   private buffer = '';
+  private heldCr = false;
 
-  push(text: string, onData: (data: string) => void): void {
-    this.buffer += text.replace(/\r\n?/g, '\n');
+  push(text: string, onData: (data: string, event: string | null) => void): void {
+    // A chunk ending in \r may be cut inside \r\n: hold the \r until the next chunk shows which it
+    // is (as openai-node's LineDecoder does), or one line ending becomes two and an event ends early.
+    let whole = this.heldCr ? '\r' + text : text;
+    this.heldCr = whole.endsWith('\r');
+    if (this.heldCr) whole = whole.slice(0, -1);
+    this.buffer += whole.replace(/\r\n?/g, '\n');
     let cut: number;
     while ((cut = this.buffer.indexOf('\n\n')) >= 0) {
       const event = this.buffer.slice(0, cut);
       this.buffer = this.buffer.slice(cut + 2);
-      const data = event
-        .split('\n')
+      const lines = event.split('\n');
+      const data = lines
         .filter((line) => line.startsWith('data:'))
         .map((line) => line.slice(5).replace(/^ /, ''))
         .join('\n');
-      if (data) onData(data);
+      const name = lines.findLast((line) => line.startsWith('event:'))?.slice(6).trim() ?? null;
+      if (data) onData(data, name);
     }
   }
 }
@@ -124,7 +181,8 @@ export function replyFromCassette(response: CassetteResponse, model: string): Ch
       arguments: typeof c.arguments === 'string' ? c.arguments : JSON.stringify(c.arguments),
     })),
     usage: response.usage ?? null,
-    finishReason: response.tool_calls.length ? 'tool_calls' : 'stop',
+    finishReason: response.finish_reason ?? (response.tool_calls.length ? 'tool_calls' : 'stop'),
+    ...optionalReasoning(response.reasoning_content ?? null),
   };
 }
 
@@ -134,6 +192,8 @@ export function cassetteResponseOf(reply: ChatReply): CassetteResponse {
     refusal: reply.refusal,
     tool_calls: reply.toolCalls.map((c) => ({ id: c.id, name: c.name, arguments: c.arguments })),
     ...(reply.usage ? { usage: reply.usage } : {}),
+    ...(reply.finishReason ? { finish_reason: reply.finishReason } : {}),
+    ...(reply.reasoning ? { reasoning_content: reply.reasoning } : {}),
   };
 }
 
@@ -157,6 +217,7 @@ export function completionBody(reply: ChatReply, id: string, created: number): J
           role: 'assistant',
           content: reply.content,
           refusal: reply.refusal,
+          ...(reply.reasoning ? { reasoning_content: reply.reasoning } : {}),
           ...(reply.toolCalls.length
             ? { tool_calls: reply.toolCalls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } })) }
             : {}),
@@ -174,6 +235,7 @@ export function sseBody(reply: ChatReply, id: string, created: number, includeUs
   const base = { id, object: 'chat.completion.chunk', created, model: reply.model ?? 'replayed' };
   const chunk = (delta: Json, finish: string | null) => ({ ...base, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }] });
   const chunks: Json[] = [chunk({ role: 'assistant', content: '' }, null)];
+  if (reply.reasoning) chunks.push(chunk({ reasoning_content: reply.reasoning }, null));
   if (reply.content) chunks.push(chunk({ content: reply.content }, null));
   if (reply.refusal) chunks.push(chunk({ refusal: reply.refusal }, null));
   reply.toolCalls.forEach((c, index) => {

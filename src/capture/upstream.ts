@@ -1,4 +1,4 @@
-import { fetchWithProviderRetries, type EndpointLimiter } from '../provider/index.js';
+import { fetchWithProviderRetries, MAX_BODY_BYTES, type EndpointLimiter } from '../provider/index.js';
 /**
  * The capture proxy's one way out to the real model endpoint, with the key tracegate holds. Retries
  * are src/provider's (fetchWithProviderRetries): 429 honouring Retry-After, 408/409/5xx, hangs and
@@ -56,20 +56,44 @@ function isJson(body: string): boolean {
 export async function forwardUpstream(
   upstream: Upstream,
   subPath: string,
-  init: { method: 'GET' | 'POST'; body?: string; signal: AbortSignal; stream?: boolean },
+  init: { method: 'GET' | 'POST'; body?: string; headers?: Record<string, string>; signal: AbortSignal; stream?: boolean },
   budget: UpstreamBudget,
 ): Promise<Response> {
   const url = upstream.baseUrl.replace(/\/+$/, '') + subPath;
-  const headers: Record<string, string> = { accept: 'application/json, text/event-stream' };
+  const headers: Record<string, string> = { ...init.headers, accept: 'application/json, text/event-stream' };
   if (init.body !== undefined) headers['content-type'] = 'application/json';
   if (upstream.apiKey) headers['authorization'] = `Bearer ${upstream.apiKey}`;
   // A stream's 2xx is kept aside unread and the retry loop gets an empty stand-in, so the loop
   // retries what fails before the body starts and never buffers a stream. The trial's signal still
   // cancels the kept stream (the loop's per-attempt signal ends with the attempt).
   let kept: Response | null = null;
+  let keptBytes: Response | null = null;
   const transport: typeof fetch = async (input, attemptInit) => {
     kept = null;
-    if (!init.stream) return fetch(input, attemptInit);
+    keptBytes = null;
+    if (!init.stream) {
+      // The retry loop reads bodies as UTF-8 text; a 2xx is passed to the agent from its own bytes
+      // (a body in another charset byte for byte). Past the loop's cap it reads no further.
+      const response = await fetch(input, attemptInit);
+      if (!response.ok || !response.body) return response;
+      const chunks: Uint8Array[] = [];
+      let size = 0;
+      const reader = response.body.getReader();
+      for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
+        chunks.push(chunk.value);
+        size += chunk.value.byteLength;
+        if (size > MAX_BODY_BYTES) {
+          await reader.cancel().catch(() => undefined);
+          break;
+        }
+      }
+      const bytes = Buffer.concat(chunks);
+      const headers = new Headers(response.headers);
+      headers.delete('content-encoding');
+      headers.delete('content-length');
+      keptBytes = new Response(bytes, { status: response.status, statusText: response.statusText, headers });
+      return new Response(bytes, { status: response.status, statusText: response.statusText, headers });
+    }
     // Until the headers come the attempt's own timeout applies; after that only the trial's signal.
     const attempt = attemptInit!.signal!;
     const beforeHeaders = new AbortController();
@@ -90,5 +114,5 @@ export async function forwardUpstream(
     { method: init.method, headers, body: init.body ?? null },
     { deadline: budget.deadline, signal: init.signal, limiter: budget.limiter, park: budget.park, transport, acceptBody: (body) => kept !== null || isJson(body) },
   );
-  return kept ?? response;
+  return kept ?? keptBytes ?? response;
 }

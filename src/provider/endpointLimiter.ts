@@ -6,7 +6,7 @@ export class SlotWaitExpired extends TracegateError {
     readonly limit: number,
     readonly max: number,
   ) {
-    super('PROVIDER_ERROR', `no free slot at the endpoint before the deadline (concurrency ${limit} of at most ${max})`);
+    super('PROVIDER_ERROR', `tracegate's own concurrency limit held the call: no free slot at the endpoint before the deadline (concurrency ${limit} of at most ${max}, the run's -j); the provider never saw it`);
   }
 }
 

@@ -197,7 +197,8 @@ async function withProviderRetries<R extends HttpReply>(url: string, budget: Pro
     } catch (error) {
       if (!(error instanceof SlotWaitExpired)) throw error;
       if (faults.length > 0) throw giveUp(`and then ${error.message}`);
-      faults.push({ fault: 'rate_limited', status: null, detail: error.message });
+      // Not a 429: the provider never saw the call; the wait for one of our own slots ran out.
+      faults.push({ fault: 'timeout', status: null, detail: error.message });
       throw giveUp('and the time budget ran out');
     }
     const remaining = budget.deadline - tuning.now();

@@ -7,6 +7,7 @@ export { EndpointLimiter, EndpointLimiters, SlotWaitExpired, type EndpointLimite
 export {
   DEFAULT_TUNING,
   fetchWithProviderRetries,
+  MAX_BODY_BYTES,
   requestWithProviderRetries,
   type ProviderBudget,
   type ProviderReply,

@@ -22,6 +22,10 @@ export const CassetteResponseSchema = z.strictObject({
   usage: z
     .strictObject({ input_tokens: z.number().int().nonnegative(), output_tokens: z.number().int().nonnegative() })
     .optional(),
+  /** As the model ended (`length` for a cut answer); absent: `tool_calls` or `stop` by the calls. */
+  finish_reason: z.string().min(1).optional(),
+  /** A reasoning model's thinking text (`reasoning_content`), replayed as it was sent. */
+  reasoning_content: z.string().optional(),
 });
 export type CassetteResponse = z.infer<typeof CassetteResponseSchema>;
 

@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
  * new ones on every call) and transport details (stream, stream_options, user, ...) are ignored, so a
  * replay matches the recording whenever the conversation itself is the same.
  */
-export interface KeyedRequest {
+export interface KeyedRequest extends Partial<Record<(typeof GENERATION_FIELDS)[number], unknown>> {
   model: string;
   temperature?: number | null | undefined;
   tools?: ReadonlyArray<{ function: { name: string; description?: string | undefined; parameters?: unknown } }> | undefined;
@@ -19,7 +19,14 @@ export interface KeyedMessage {
   tool_calls?: ReadonlyArray<{ function: { name: string; arguments: string } }> | null | undefined;
 }
 
+/** Request fields that change what the model answers, keyed only when the request sets them. */
+const GENERATION_FIELDS = [
+  'n', 'tool_choice', 'response_format', 'seed', 'top_p', 'max_tokens', 'max_completion_tokens', 'stop',
+  'presence_penalty', 'frequency_penalty', 'logit_bias', 'logprobs', 'top_logprobs', 'parallel_tool_calls', 'reasoning_effort',
+] as const;
+
 export function requestHash(request: KeyedRequest): string {
+  const generation = Object.fromEntries(GENERATION_FIELDS.filter((f) => request[f] !== undefined && request[f] !== null).map((f) => [f, request[f]]));
   const normalized = {
     model: request.model,
     temperature: request.temperature ?? null,
@@ -35,6 +42,8 @@ export function requestHash(request: KeyedRequest): string {
       }
       return { role: m.role, content: m.content };
     }),
+    // Absent when no such field is set, so recordings made before these were keyed still match.
+    ...(Object.keys(generation).length ? { generation } : {}),
   };
   return 'sha256:' + createHash('sha256').update(JSON.stringify(normalized)).digest('hex');
 }

@@ -28,7 +28,7 @@ export type FaultHook = (req: IncomingMessage, res: ServerResponse, index: numbe
  * `reply` sees each request body and returns what the "model" says.
  */
 export class FakeOpenAIServer {
-  readonly requests: Array<{ body: ChatRequestBody; headers: IncomingMessage['headers'] }> = [];
+  readonly requests: Array<{ body: ChatRequestBody; headers: IncomingMessage['headers']; url: string }> = [];
   private server: Server | null = null;
 
   constructor(
@@ -45,12 +45,12 @@ export class FakeOpenAIServer {
           res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ object: 'list', data: [{ id: 'loopback-model', object: 'model', created: 0, owned_by: 'test' }] }));
           return;
         }
-        if (req.method !== 'POST' || !req.url?.endsWith('/chat/completions')) {
+        if (req.method !== 'POST' || !req.url?.split('?')[0]!.endsWith('/chat/completions')) {
           res.writeHead(404).end();
           return;
         }
         const body = JSON.parse(raw) as ChatRequestBody;
-        this.requests.push({ body, headers: req.headers });
+        this.requests.push({ body, headers: req.headers, url: req.url });
         if (this.options.fault?.(req, res, this.requests.length - 1)) return;
         const reply = this.reply(body, this.requests.length - 1);
         if (reply.status && reply.status >= 400) {

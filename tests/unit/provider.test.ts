@@ -163,7 +163,9 @@ describe('fetchWithProviderRetries against a loopback fault server', () => {
     const held = await limiter.acquire();
     const error = (await fetchWithProviderRetries(url, post, budget(200, { limiter })).catch((e: unknown) => e)) as ProviderFaultError;
     expect(error).toBeInstanceOf(ProviderFaultError);
-    expect(error.message).toContain('no free slot at the endpoint before the deadline (concurrency 1 of at most 1)');
+    expect(error.message).toContain("timeout (no response: tracegate's own concurrency limit held the call: no free slot at the endpoint before the deadline (concurrency 1 of at most 1, the run's -j); the provider never saw it)");
+    expect(error.message).not.toContain('rate_limited');
+    expect(error.fault).toBe('timeout');
     expect(limiter.waiting).toBe(0);
     expect(server.requests).toHaveLength(0);
     held.release('ok');
