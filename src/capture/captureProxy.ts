@@ -71,6 +71,12 @@ interface TrialState extends TrialTraffic {
   budget: UpstreamBudget;
   /** How often this trial has sent each request (by hash): the same request's replies go in order. */
   sent: Map<string, number>;
+  /**
+   * The run error is a provider fault the agent may get past by calling again (a stream that broke
+   * or carried an error, retries that ran out): a later whole reply clears it, and the trial is
+   * judged on what the agent then did. The failed call stays in the trace as an error span.
+   */
+  absorbable: boolean;
 }
 
 /**
@@ -116,6 +122,7 @@ export class CaptureProxy {
       runError: null,
       controller: new AbortController(),
       sent: new Map(),
+      absorbable: false,
       budget: { ...budget, limiter: this.options.limiter },
     };
     this.trials.set(token, state);
@@ -200,9 +207,9 @@ export class CaptureProxy {
       error: null,
     };
     trial.exchanges.push(exchange);
-    const fail = (code: string, message: string) => {
+    const fail = (code: string, message: string, absorbable = false) => {
       const full = this.scrub(`task ${trial.taskId}, step ${step}: ${message}`);
-      trial.runError ??= { code, message: full };
+      if (!trial.runError) Object.assign(trial, { runError: { code, message: full }, absorbable });
       exchange.error = full;
       // x-should-retry: the openai clients would otherwise retry a fault no retry can fix.
       this.sendError(res, 502, `tracegate: ${full}`, { 'x-should-retry': 'false' });
@@ -250,12 +257,13 @@ export class CaptureProxy {
         const message = `the upstream answered with an error: ${outcome.error}`;
         if (res.headersSent) {
           exchange.error = this.scrub(message);
-          trial.runError ??= { code: AGENT_RUN_ERROR.PROVIDER_ERROR, message: this.scrub(`task ${trial.taskId}, step ${step}: ${message}`) };
+          if (!trial.runError) Object.assign(trial, { runError: { code: AGENT_RUN_ERROR.PROVIDER_ERROR, message: this.scrub(`task ${trial.taskId}, step ${step}: ${message}`) }, absorbable: true });
           return;
         }
-        return fail(AGENT_RUN_ERROR.PROVIDER_ERROR, message);
+        return fail(AGENT_RUN_ERROR.PROVIDER_ERROR, message, true);
       }
       exchange.reply = outcome.reply;
+      if (!outcome.cut && trial.absorbable) Object.assign(trial, { runError: null, absorbable: false });
       // A stream cut short is passed on as it came, but a cassette keeps only whole replies.
       if (outcome.cut) exchange.error = 'the upstream stream ended with neither a finish_reason nor data: [DONE] (cut short); not recorded';
       else recorder?.add(trial.taskId, hash, parsed.model, outcome.reply, occurrence);
@@ -263,10 +271,10 @@ export class CaptureProxy {
       if (trial.controller.signal.aborted) return void res.destroy();
       if (res.headersSent) {
         exchange.error = this.scrub(`stream broke: ${(error as Error).message}`);
-        trial.runError ??= { code: AGENT_RUN_ERROR.PROVIDER_ERROR, message: `task ${trial.taskId}, step ${step}: ${exchange.error}` };
+        if (!trial.runError) Object.assign(trial, { runError: { code: AGENT_RUN_ERROR.PROVIDER_ERROR, message: `task ${trial.taskId}, step ${step}: ${exchange.error}` }, absorbable: true });
         return void res.destroy();
       }
-      return fail(AGENT_RUN_ERROR.PROVIDER_ERROR, (error as Error).message);
+      return fail(AGENT_RUN_ERROR.PROVIDER_ERROR, (error as Error).message, true);
     } finally {
       exchange.ended = new Date().toISOString();
     }

@@ -18,7 +18,17 @@ const input = JSON.parse(fs.readFileSync(0, 'utf8'));
 const [model, mode] = input.prompt.split(' ');
 const client = new OpenAI({ maxRetries: 0, timeout: 60000 });
 const messages = [{ role: 'user', content: 'hi' }];
-if (mode === 'stream') {
+if (mode === 'retry') {
+  // Calls the faulty scenario, and on its error once more with a model that answers.
+  let text = '';
+  try {
+    const stream = await client.chat.completions.create({ model, messages, stream: true });
+    for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? '';
+  } catch {
+    text = (await client.chat.completions.create({ model: 'answers', messages })).choices[0].message.content;
+  }
+  console.log(text);
+} else if (mode === 'stream') {
   const stream = await client.chat.completions.create({ model, messages, stream: true });
   let text = '';
   for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? '';
@@ -118,6 +128,18 @@ describe('capture proxy: provider faults make the trial errored, not the agent f
       const llm = trace(id).spans.find((s) => s.kind === 'llm')!;
       expect(llm.status, id).toBe('error');
       expect(llm.attributes['llm.error'], id).toContain(message);
+    }
+  });
+
+  it('a provider fault the agent gets past by calling again is not the trial’s error: it is judged on its answer, the failed call kept as an error span', async () => {
+    const { byId, trace } = await run([
+      { id: 'recovers', prompt: 'error_event retry' },
+      { id: 'recovers_cut', prompt: 'error_frame retry' },
+    ]);
+    for (const id of ['recovers', 'recovers_cut']) {
+      expect(byId[id]!.status, id).toBe('passed');
+      expect(byId[id]!.trials[0]!.error, id).toBeNull();
+      expect(trace(id).spans.filter((s) => s.kind === 'llm').map((s) => s.status), id).toEqual(['error', 'ok']);
     }
   });
 
