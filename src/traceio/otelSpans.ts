@@ -2,6 +2,7 @@ import { ExitReasonSchema, type AttributeValue, type ExitReason, type Span, type
 import { ATTR } from '../schema/traceVocabulary.js';
 import { emptyModel, emptyTool, type Conversation, type ModelCallRecord, type ToolCallRecord, type Turn } from './conversation.js';
 import { errorTypeFrom } from './errorTypes.js';
+import { spanMessages, type RequestedCall } from './genaiMessages.js';
 import { asText, num, str } from './jsonText.js';
 
 /** A span as every OpenTelemetry-shaped format gives it, before tracegate reads meaning into it. */
@@ -86,23 +87,13 @@ function parseJsonText(v: unknown): unknown {
   }
 }
 
-/** The reply text and number of tool calls of a model span, from whichever convention it uses. */
-function reply(a: Record<string, unknown>): { content: string | null; toolCalls: number } {
+/** The reply text, number of tool calls and the calls themselves of a model span, from whichever convention it uses. */
+function reply(a: Record<string, unknown>, spanEvents: OtelSpan['events'] = []): { content: string | null; toolCalls: number; calls: RequestedCall[] } {
   const own = num(a[ATTR.llmToolCalls.key]);
-  if (own !== null || a[ATTR.llmContent.key] !== undefined) return { content: str(a[ATTR.llmContent.key]), toolCalls: own ?? 0 };
-  const messages = parseJsonText(a['gen_ai.output.messages']);
-  if (Array.isArray(messages)) {
-    let content: string | null = null;
-    let calls = 0;
-    for (const m of messages) {
-      for (const p of (m as { parts?: unknown[] })?.parts ?? []) {
-        const part = p as { type?: string; content?: unknown };
-        if (part.type === 'text' && typeof part.content === 'string') content = (content ?? '') + part.content;
-        if (part.type === 'tool_call') calls++;
-      }
-    }
-    return { content, toolCalls: calls };
-  }
+  if (own !== null || a[ATTR.llmContent.key] !== undefined) return { content: str(a[ATTR.llmContent.key]), toolCalls: own ?? 0, calls: [] };
+  // GenAI messages: span attributes, or events (gen_ai.choice, gen_ai.content.completion, inference details).
+  const messages = spanMessages(a, spanEvents);
+  if (messages.content !== null || messages.calls.length > 0) return { content: messages.content, toolCalls: messages.calls.length, calls: messages.calls };
   let calls = 0;
   let content: string | null = null;
   for (const [k, v] of Object.entries(a)) {
@@ -113,12 +104,12 @@ function reply(a: Record<string, unknown>): { content: string | null; toolCalls:
   if (Array.isArray(vercelCalls)) calls += vercelCalls.length;
   content ??= str(a['ai.response.text']);
   if (content === null && str(a['output.mime_type']) !== 'application/json') content = str(a['output.value']);
-  return { content, toolCalls: calls };
+  return { content, toolCalls: calls, calls: [] };
 }
 
 function modelCall(span: OtelSpan): ModelCallRecord {
   const a = span.attributes;
-  const { content, toolCalls } = reply(a);
+  const { content, toolCalls } = reply(a, span.events);
   return {
     ...emptyModel(),
     content,
@@ -158,6 +149,27 @@ function toolCall(span: OtelSpan): ToolCallRecord {
     extra: keep(a),
     events: events(span),
   };
+}
+
+/**
+ * Tool calls a model asked for that have no execute_tool span (openai-v2 and other client-only
+ * instrumentations): taken from its messages, with the result a later model call was given.
+ */
+function addMessageOnlyCalls(turns: Turn[], sorted: OtelSpan[], kinds: Map<OtelSpan, Kind>): void {
+  const spanIds = new Set(turns.flatMap((t) => t.tools.map((x) => x.id)).filter((x): x is string => x !== null));
+  const results = new Map<string, string | null>();
+  for (const s of sorted) if (kinds.get(s) === 'llm') for (const [id, r] of spanMessages(s.attributes, s.events).results) results.set(id, r);
+  for (const turn of turns) {
+    const m = turn.model;
+    if (!m?.spanId || turn.tools.length > 0) continue;
+    const span = sorted.find((s) => s.spanId === m.spanId);
+    if (!span) continue;
+    for (const c of reply(span.attributes, span.events).calls) {
+      if (c.id !== null && spanIds.has(c.id)) continue;
+      const answered = c.id !== null && results.has(c.id);
+      turn.tools.push({ ...emptyTool(c.name), id: c.id, arguments: c.arguments, result: answered ? results.get(c.id!)! : null, ok: answered ? true : null, start: m.end, end: m.end, extra: { 'tracegate.import.from_messages': true } });
+    }
+  }
 }
 
 const byStart = (x: OtelSpan, y: OtelSpan) => {
@@ -203,6 +215,8 @@ function oneTrace(traceId: string, spans: OtelSpan[], format: string, fallbackTa
       otherSpans.push({ span_id: s.spanId, parent_id: root?.spanId ?? null, kind: 'compression', name: s.name, start: s.start ?? '', end: s.end ?? s.start ?? '', status: s.status === 'error' ? 'error' : 'ok', attributes: keep(s.attributes), events: events(s) });
     } else if (kind === null) skipped++;
   }
+
+  addMessageOnlyCalls(turns, sorted, kinds);
 
   const unknown: string[] = [];
   let finalAnswer = str(exported[EXPORT_KEYS.finalAnswer]) ?? str(first(ra, 'output.value', 'ai.response.text'));

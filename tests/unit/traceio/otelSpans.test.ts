@@ -1,0 +1,29 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { llmSpans, toolAttr, toolSpans } from '../../../src/schema/trace.js';
+import { parseTraces } from '../../../src/traceio/registry.js';
+import { FIXTURES } from '../../helpers/samples.js';
+
+const otlp = (name: string) => parseTraces(readFileSync(path.join(FIXTURES, 'otlp', name)), name);
+
+describe('OTLP GenAI content', () => {
+  for (const file of ['genai-events.json', 'genai-content-events.json']) {
+    it(`${file}: the reply and its tool calls from span events; the last reply is the answer`, () => {
+      const [t] = otlp(file).traces;
+      const llm = llmSpans(t!);
+      expect(llm.map((s) => s.attributes['llm.tool_calls'])).toEqual([1, 1, 0]);
+      expect(llm[0]!.attributes['llm.content_preview']).toBe('Let me check the weather.');
+      expect(t!.final_answer).toEqual({ text: 'It is 21°C in Paris — sunny ☀️.', exit_reason: 'completed' });
+      expect(toolSpans(t!)).toHaveLength(2); // the execute_tool spans, not doubled by the messages
+    });
+  }
+
+  it('tool calls that exist only in gen_ai.output.messages, answered in the next call\'s gen_ai.input.messages', () => {
+    const [t] = otlp('genai-no-tool-spans.json').traces;
+    const [call] = toolSpans(t!).map(toolAttr);
+    expect(toolSpans(t!)).toHaveLength(1);
+    expect(call).toMatchObject({ name: 'get_weather', arguments: '{"city":"Paris"}', result: '{"temp_c": 21}', ok: true, step: 1 });
+    expect(t!.final_answer.text).toBe('21°C');
+  });
+});
