@@ -13,6 +13,8 @@ export interface OtelSpan {
   name: string;
   start: string | null;
   end: string | null;
+  /** The start in nanoseconds when the source has them: ISO times keep only milliseconds, and spans often start within one. */
+  startNanos?: bigint | null;
   attributes: Record<string, unknown>;
   status: 'ok' | 'error' | 'unset';
   statusMessage: string | null;
@@ -173,6 +175,7 @@ function addMessageOnlyCalls(turns: Turn[], sorted: OtelSpan[], kinds: Map<OtelS
 }
 
 const byStart = (x: OtelSpan, y: OtelSpan) => {
+  if (x.startNanos != null && y.startNanos != null) return x.startNanos < y.startNanos ? -1 : x.startNanos > y.startNanos ? 1 : 0;
   const a = x.start ?? '';
   const b = y.start ?? '';
   return a < b ? -1 : a > b ? 1 : 0;
@@ -262,6 +265,16 @@ function oneTrace(traceId: string, spans: OtelSpan[], format: string, fallbackTa
     rootExtra: root ? keep(root.attributes) : undefined,
     otherSpans,
   };
+}
+
+/** Nanoseconds since the epoch (a decimal string, number or {low, high}) as a bigint. */
+export function nanosOf(v: unknown): bigint | null {
+  if (v && typeof v === 'object' && typeof (v as { low?: unknown }).low === 'number' && typeof (v as { high?: unknown }).high === 'number') {
+    const { low, high } = v as { low: number; high: number };
+    return (BigInt(high >>> 0) << 32n) + BigInt(low >>> 0);
+  }
+  if (typeof v === 'number' && Number.isFinite(v) && v >= 0) return BigInt(Math.floor(v));
+  return typeof v === 'string' && /^\d+$/.test(v) ? BigInt(v) : null;
 }
 
 /** Nanoseconds since the epoch (a decimal string or number) as an ISO time (milliseconds kept). */

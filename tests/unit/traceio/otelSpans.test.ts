@@ -27,3 +27,23 @@ describe('OTLP GenAI content', () => {
     expect(t!.final_answer.text).toBe('21°C');
   });
 });
+
+describe('OTLP/JSON encodings', () => {
+  it('snake_case proto field names, AnyValue included (string_value, int_value, array_value …)', () => {
+    const [t] = otlp('genai-snake.json').traces;
+    expect(llmSpans(t!)).toHaveLength(3);
+    expect(t!.usage).toEqual({ input_tokens: 580, output_tokens: 65, total_tokens: 645 });
+    expect(toolSpans(t!).map((s) => toolAttr(s).name)).toEqual(['get_weather', 'read_file']);
+    expect(t!.model.model).toBe('gpt-4o');
+  });
+
+  it('spans that start within one millisecond are ordered by their nanoseconds, not by their place in the file', () => {
+    const [t] = otlp('genai-submillisecond.json').traces;
+    expect(toolSpans(t!).map((s) => [toolAttr(s).name, toolAttr(s).step])).toEqual([
+      ['get_weather', 1],
+      ['read_file', 2],
+    ]);
+    expect(llmSpans(t!)[0]!.attributes['llm.content_preview']).toBe('Let me check the weather.');
+    expect(t!.final_answer.text).toBe('It is 21°C in Paris — sunny ☀️.');
+  });
+});
