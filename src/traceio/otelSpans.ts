@@ -100,6 +100,8 @@ function reply(a: Record<string, unknown>, spanEvents: OtelSpan['events'] = []):
   let content: string | null = null;
   for (const [k, v] of Object.entries(a)) {
     if (/^llm\.output_messages\.\d+\.message\.content$/.test(k) || /^gen_ai\.completion\.\d+\.content$/.test(k)) content = str(v) ?? content;
+    // OpenInference's multi-part form: message.contents.N.message_content.{type,text}.
+    if (/^llm\.output_messages\.\d+\.message\.contents\.\d+\.message_content\.text$/.test(k) && typeof v === 'string') content = (content ?? '') + v;
     if (/^llm\.output_messages\.\d+\.message\.tool_calls\.\d+\.tool_call\.function\.name$/.test(k) || /^gen_ai\.completion\.\d+\.tool_calls\.\d+\.name$/.test(k)) calls++;
   }
   const vercelCalls = parseJsonText(a['ai.response.toolCalls']);
@@ -174,6 +176,39 @@ function addMessageOnlyCalls(turns: Turn[], sorted: OtelSpan[], kinds: Map<OtelS
   }
 }
 
+/**
+ * Model spans with a model span inside them: a framework's call (LangChain's ChatOpenAI) wrapping the
+ * client library's (OpenAI's ChatCompletion) when both are instrumented. Only the innermost is a call.
+ */
+function outerModelSpans(spans: OtelSpan[], kinds: Map<OtelSpan, Kind>): Set<OtelSpan> {
+  const byId = new Map(spans.map((s) => [s.spanId, s] as const));
+  const outer = new Set<OtelSpan>();
+  for (const s of spans) {
+    if (kinds.get(s) !== 'llm') continue;
+    const seen = new Set<string>();
+    for (let p = s.parentId ? byId.get(s.parentId) : undefined; p && !seen.has(p.spanId); p = p.parentId ? byId.get(p.parentId) : undefined) {
+      seen.add(p.spanId);
+      if (kinds.get(p) === 'llm') outer.add(p);
+    }
+  }
+  return outer;
+}
+
+/** A root's `output.value` as answer text: JSON output (mime application/json) unwrapped from `{"output": …}`, LangGraph `{"messages": […]}` and the like. */
+function outputText(value: unknown, mime: unknown): string | null {
+  const text = str(value);
+  if (text === null || mime !== 'application/json') return text;
+  const answer = (v: unknown, depth = 0): string | null => {
+    if (typeof v === 'string') return v;
+    if (depth > 3 || typeof v !== 'object' || v === null) return null;
+    if (Array.isArray(v)) return v.length ? answer(v.at(-1), depth + 1) : null;
+    const o = v as Record<string, unknown>;
+    for (const k of ['output', 'answer', 'result', 'final_answer', 'content', 'text', 'return_values', 'messages']) if (o[k] !== undefined) return answer(o[k], depth + 1);
+    return null;
+  };
+  return answer(parseJsonText(text)) ?? text;
+}
+
 const byStart = (x: OtelSpan, y: OtelSpan) => {
   if (x.startNanos != null && y.startNanos != null) return x.startNanos < y.startNanos ? -1 : x.startNanos > y.startNanos ? 1 : 0;
   const a = x.start ?? '';
@@ -205,11 +240,13 @@ function oneTrace(traceId: string, spans: OtelSpan[], format: string, fallbackTa
   const ra = root?.attributes ?? {};
   const exported = sorted.find((s) => s.attributes[EXPORT_KEYS.taskId] !== undefined)?.attributes ?? ra;
 
+  const outer = outerModelSpans(spans, kinds);
   const turns: Turn[] = [];
   const otherSpans: Span[] = [];
   let skipped = 0;
   for (const s of sorted) {
     const kind = kinds.get(s);
+    if (kind === 'llm' && outer.has(s)) continue;
     if (kind === 'llm') turns.push({ model: modelCall(s), tools: [] });
     else if (kind === 'tool') {
       if (turns.length === 0) turns.push({ model: null, tools: [] });
@@ -222,7 +259,7 @@ function oneTrace(traceId: string, spans: OtelSpan[], format: string, fallbackTa
   addMessageOnlyCalls(turns, sorted, kinds);
 
   const unknown: string[] = [];
-  let finalAnswer = str(exported[EXPORT_KEYS.finalAnswer]) ?? str(first(ra, 'output.value', 'ai.response.text'));
+  let finalAnswer = str(exported[EXPORT_KEYS.finalAnswer]) ?? outputText(ra['output.value'], ra['output.mime_type']) ?? str(ra['ai.response.text']);
   if (finalAnswer === null && root && typeof ra['gen_ai.output.messages'] === 'string') finalAnswer = reply({ 'gen_ai.output.messages': ra['gen_ai.output.messages'] }).content;
   const lastModel = [...turns].reverse().find((t) => t.model)?.model ?? null;
   if (finalAnswer === null && lastModel && lastModel.toolCalls === 0 && turns.at(-1)?.tools.length === 0) finalAnswer = lastModel.content;

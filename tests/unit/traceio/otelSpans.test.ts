@@ -47,3 +47,16 @@ describe('OTLP/JSON encodings', () => {
     expect(t!.final_answer.text).toBe('It is 21°C in Paris — sunny ☀️.');
   });
 });
+
+describe('OpenInference', () => {
+  it('LangChain over OpenAI: a nested LLM pair is one call (the inner one); a JSON CHAIN output is unwrapped; contents.N.message_content.text is read', () => {
+    const [t] = otlp('openinference-langchain.json').traces;
+    const llm = llmSpans(t!);
+    expect(llm).toHaveLength(2);
+    expect(llm[0]!.span_id).toBe('2000000000000002');
+    expect(llm[0]!.attributes['llm.tool_calls']).toBe(2);
+    expect(llm[1]!.attributes['llm.content_preview']).toBe('23 times 87 is 2001.');
+    expect(t!.usage).toEqual({ input_tokens: 250, output_tokens: 30, total_tokens: 280 });
+    expect(t!.final_answer).toEqual({ text: '23 times 87 is 2001.', exit_reason: 'completed' });
+  });
+});
