@@ -52,6 +52,12 @@ export function kindOf(span: OtelSpan): Kind {
   if (oi === 'TOOL') return 'tool';
   if (oi === 'LLM') return 'llm';
   if (oi === 'AGENT' || oi === 'CHAIN') return 'agent';
+  // OpenLLMetry (Traceloop): llm.request.type on model calls, traceloop.span.kind on the spans around them.
+  const requestType = str(a['llm.request.type']);
+  if (requestType === 'chat' || requestType === 'completion') return 'llm';
+  const traceloop = str(a['traceloop.span.kind']);
+  if (traceloop === 'tool') return 'tool';
+  if (traceloop === 'workflow' || traceloop === 'agent' || traceloop === 'task') return 'agent';
   const vercel = str(a['ai.operationId']) ?? span.name;
   if (vercel === 'ai.toolCall') return 'tool';
   if (VERCEL_MODEL.test(vercel)) return 'llm';
@@ -138,10 +144,10 @@ function toolCall(span: OtelSpan): ToolCallRecord {
   const sourceType = str(a['error.type']) ?? str(exception?.attributes['exception.type']);
   const message = str(a[ATTR.message.key]) ?? str(exception?.attributes['exception.message']) ?? (ok ? null : span.statusMessage);
   return {
-    ...emptyTool(str(first(a, 'gen_ai.tool.name', 'tool.name', 'ai.toolCall.name', 'tool_call.function.name')) ?? span.name.replace(/^execute_tool\s+/, '')),
+    ...emptyTool(str(first(a, 'gen_ai.tool.name', 'tool.name', 'ai.toolCall.name', 'tool_call.function.name', 'traceloop.entity.name')) ?? span.name.replace(/^execute_tool\s+/, '')),
     id: str(first(a, 'gen_ai.tool.call.id', 'tool.call_id', 'tool_call.id', 'ai.toolCall.id')),
-    arguments: asText(first(a, 'gen_ai.tool.call.arguments', 'tool.arguments', 'ai.toolCall.args', 'tool_call.function.arguments', 'input.value')),
-    result: asText(first(a, 'gen_ai.tool.call.result', 'result.preview', 'ai.toolCall.result', 'output.value')),
+    arguments: asText(first(a, 'gen_ai.tool.call.arguments', 'tool.arguments', 'ai.toolCall.args', 'tool_call.function.arguments', 'input.value') ?? traceloopInput(a['traceloop.entity.input'])),
+    result: asText(first(a, 'gen_ai.tool.call.result', 'result.preview', 'ai.toolCall.result', 'output.value', 'traceloop.entity.output')),
     ok,
     errorType: ok ? null : errorTypeFrom(str(a[ATTR.errorType.key]), sourceType, message),
     sourceErrorType: str(a[ATTR.errorType.key]) ? null : sourceType,
@@ -174,6 +180,16 @@ function addMessageOnlyCalls(turns: Turn[], sorted: OtelSpan[], kinds: Map<OtelS
       turn.tools.push({ ...emptyTool(c.name), id: c.id, arguments: c.arguments, result: answered ? results.get(c.id!)! : null, ok: answered ? true : null, start: m.end, end: m.end, extra: { 'tracegate.import.from_messages': true } });
     }
   }
+}
+
+/** Traceloop's tool input `{"args": [], "kwargs": {…}}` as the call's arguments: the kwargs when there are no positional ones. */
+function traceloopInput(v: unknown): string | null {
+  const input = parseJsonText(v);
+  if (typeof input === 'object' && input !== null && !Array.isArray(input)) {
+    const { args, kwargs } = input as { args?: unknown; kwargs?: unknown };
+    if ((args === undefined || (Array.isArray(args) && args.length === 0)) && kwargs !== undefined) return JSON.stringify(kwargs);
+  }
+  return str(v);
 }
 
 /**
@@ -259,7 +275,7 @@ function oneTrace(traceId: string, spans: OtelSpan[], format: string, fallbackTa
   addMessageOnlyCalls(turns, sorted, kinds);
 
   const unknown: string[] = [];
-  let finalAnswer = str(exported[EXPORT_KEYS.finalAnswer]) ?? outputText(ra['output.value'], ra['output.mime_type']) ?? str(ra['ai.response.text']);
+  let finalAnswer = str(exported[EXPORT_KEYS.finalAnswer]) ?? outputText(ra['output.value'], ra['output.mime_type']) ?? str(ra['ai.response.text']) ?? outputText(ra['traceloop.entity.output'], 'application/json');
   if (finalAnswer === null && root && typeof ra['gen_ai.output.messages'] === 'string') finalAnswer = reply({ 'gen_ai.output.messages': ra['gen_ai.output.messages'] }).content;
   const lastModel = [...turns].reverse().find((t) => t.model)?.model ?? null;
   if (finalAnswer === null && lastModel && lastModel.toolCalls === 0 && turns.at(-1)?.tools.length === 0) finalAnswer = lastModel.content;

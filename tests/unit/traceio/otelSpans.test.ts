@@ -60,3 +60,21 @@ describe('OpenInference', () => {
     expect(t!.final_answer).toEqual({ text: '23 times 87 is 2001.', exit_reason: 'completed' });
   });
 });
+
+describe('OpenLLMetry (Traceloop)', () => {
+  it('llm.request.type chat spans are model calls, traceloop.span.kind tool spans are tool calls, the workflow is the root and its output the answer', () => {
+    const imported = otlp('traceloop-style.json');
+    const [t] = imported.traces;
+    expect(llmSpans(t!).map((s) => s.attributes['llm.tool_calls'])).toEqual([1, 1, 0]);
+    const calls = toolSpans(t!).map(toolAttr);
+    expect(calls.map((c) => [c.name, c.ok, c.step])).toEqual([
+      ['get_weather', true, 1],
+      ['read_file', false, 2],
+    ]);
+    expect(calls[0]).toMatchObject({ arguments: '{"city":"Paris"}', result: '{"temp_c": 21}' });
+    expect(calls[1]!.errorType).toBe('PERMISSION_DENIED');
+    expect(t!.usage).toEqual({ input_tokens: 580, output_tokens: 65, total_tokens: 645 });
+    expect(t!.final_answer).toEqual({ text: 'It is 21°C in Paris — sunny ☀️.', exit_reason: 'completed' });
+    expect(t!.spans[0]!.attributes['tracegate.import.unknown'] ?? []).not.toEqual(expect.arrayContaining([expect.stringMatching(/skipped/)]));
+  });
+});
