@@ -1,6 +1,6 @@
 import { isRecord, num, str } from './jsonText.js';
 import { ImportError } from './importError.js';
-import { hexId, parentId } from './otelIds.js';
+import { hexId, idProblem, parentId } from './otelIds.js';
 import { nanosOf, nanosToIso, otelConversations, type OtelSpan } from './otelSpans.js';
 import type { TraceFormat } from './types.js';
 
@@ -55,7 +55,7 @@ export function otlpSpans(request: unknown, fileName: string): OtelSpan[] {
         if (!isRecord(sp)) continue;
         const traceId = hexId(pick(sp, 'traceId', 'trace_id'), 16);
         const spanId = hexId(pick(sp, 'spanId', 'span_id'), 8);
-        if (!traceId || !spanId) throw new ImportError('BAD_FORMAT', fileName, `span ${JSON.stringify(sp['name'] ?? '?')}: traceId/spanId missing or not hex`);
+        if (!traceId || !spanId) throw new ImportError('BAD_FORMAT', fileName, `span ${JSON.stringify(sp['name'] ?? '?')}: ${!traceId ? idProblem('traceId', pick(sp, 'traceId', 'trace_id')) : idProblem('spanId', pick(sp, 'spanId', 'span_id'))}`);
         const { status, message } = statusOf(sp['status']);
         out.push({
           traceId,
