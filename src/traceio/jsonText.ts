@@ -48,7 +48,8 @@ export function parseJson(text: string, fileName: string, line?: number): unknow
   try {
     return JSON.parse(quoteBigIntegers(text));
   } catch (error) {
-    throw new ImportError('BAD_JSON', fileName, `${line !== undefined ? `line ${line}: ` : ''}not valid JSON (${(error as Error).message})`);
+    // A bad line of a JSON Lines file is named as file:line.
+    throw new ImportError('BAD_JSON', line !== undefined ? `${fileName}:${line}` : fileName, `not valid JSON (${(error as Error).message})`);
   }
 }
 
