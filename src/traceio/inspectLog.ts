@@ -68,6 +68,8 @@ function eventTurns(events: unknown[], turns: Turn[] = [], scoring: Scoring = { 
           start: isoOf(e['timestamp']),
           end: isoOf(e['completed']) ?? isoOf(e['timestamp']),
           error: str(e['error']),
+          // A failed model call keeps what went wrong (the span status alone would not say).
+          ...(str(e['error']) ? { extra: { 'error.message': str(e['error'])! } } : {}),
         },
         tools: [],
       });
@@ -75,7 +77,8 @@ function eventTurns(events: unknown[], turns: Turn[] = [], scoring: Scoring = { 
       // `failed`: newer logs mark a tool that raised; the error then says how.
       const err = isRecord(e['error']) ? e['error'] : e['failed'] === true ? { type: 'unknown', message: 'the tool failed' } : null;
       const type = err ? str(err['type']) : null;
-      const errorType = err ? errorTypeFrom(type, str(err['message'])) : null;
+      // `truncated: [from, to]`: the output was cut to fit; the call itself succeeded.
+      const errorType = err ? errorTypeFrom(type, str(err['message'])) : Array.isArray(e['truncated']) ? 'OUTPUT_TRUNCATED' : null;
       const tool = {
         ...emptyTool(str(e['function']) ?? '(unnamed)'),
         id: str(e['id']),
@@ -105,6 +108,14 @@ function outputAnswer(output: Rec): string | null {
   return message ? contentText(message['content']) : null;
 }
 
+/** The model declined: stop_reason content_filter, or a text part marked `refusal`. */
+function refused(output: Rec): boolean {
+  const choice = Array.isArray(output['choices']) && isRecord(output['choices'][0]) ? output['choices'][0] : {};
+  const message = isRecord(choice['message']) ? choice['message'] : {};
+  const parts = Array.isArray(message['content']) ? message['content'] : [];
+  return choice['stop_reason'] === 'content_filter' || parts.some((p) => isRecord(p) && p['refusal'] === true);
+}
+
 function sampleConversation(rawSample: Rec, evalInfo: Rec, stats: Rec, fileName: string): Conversation {
   const sample = resolveAttachments(rawSample);
   const events = Array.isArray(sample['events']) ? sample['events'] : [];
@@ -119,10 +130,12 @@ function sampleConversation(rawSample: Rec, evalInfo: Rec, stats: Rec, fileName:
   const hasChoice = output !== null && Array.isArray(output['choices']) && output['choices'].length > 0;
   const finalAnswer = hasChoice ? (outputAnswer(output!) ?? lastAnswer(turns)) : null;
   const error = sample['error'];
+  const errorMessage = error ? ((isRecord(error) ? str(error['message']) : asText(error)) ?? 'the sample failed') : null;
   const limit = isRecord(sample['limit']) ? sample['limit'] : null;
   let exitReason: ExitReason;
   if (error) exitReason = 'error';
   else if (limit) exitReason = 'max_steps';
+  else if (hasChoice && refused(output!)) exitReason = 'refused';
   else if (hasChoice) exitReason = 'completed';
   else {
     exitReason = 'unknown';
@@ -150,11 +163,11 @@ function sampleConversation(rawSample: Rec, evalInfo: Rec, stats: Rec, fileName:
     // model_usage counts a model-graded scorer's calls too: then the agent's own events are summed instead.
     usage: usage.length && scoring.skipped === 0 ? { input: usage.reduce((s, u) => s + (num(u['input_tokens']) ?? 0), 0), output: usage.reduce((s, u) => s + (num(u['output_tokens']) ?? 0), 0) } : null,
     unknown,
-    runError: null,
+    runError: errorMessage !== null ? { code: 'AGENT_ERROR', message: errorMessage } : null,
     rootExtra: {
       'inspect.task': str(evalInfo['task']) ?? '',
       ...(limit ? { 'inspect.limit': asText(limit) ?? '' } : {}),
-      ...(error ? { 'inspect.error': (isRecord(error) ? str(error['message']) : asText(error)) ?? '' } : {}),
+      ...(errorMessage !== null ? { 'inspect.error': errorMessage } : {}),
     },
   };
 }

@@ -97,5 +97,5 @@ export const otlpJson: TraceFormat = {
 /** A file's name without folders and extensions: the task id when the trace names none. */
 export function stem(fileName: string): string {
   const base = fileName.split(/[\\/]/).pop() ?? fileName;
-  return base.replace(/(\.(json|jsonl|traj|eval|ndjson))+$/i, '').replace(/[^A-Za-z0-9_.:-]/g, '_').replace(/^[^A-Za-z0-9]+/, '') || 'trace';
+  return base.replace(/(\.(json|jsonl|traj|eval|ndjson|log))+$/i, '').replace(/[^A-Za-z0-9_.:-]/g, '_').replace(/^[^A-Za-z0-9]+/, '') || 'trace';
 }

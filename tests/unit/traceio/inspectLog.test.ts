@@ -56,4 +56,46 @@ describe('Inspect logs', () => {
     expect(t!.usage.input_tokens).toBe(10);
     expect(t!.final_answer.text).toBe('4');
   });
+
+  it('a truncated tool output is OUTPUT_TRUNCATED on a call that succeeded; cancelled and sandbox_unavailable are failed calls keeping their type', () => {
+    const [t] = json(
+      log({
+        output: { completion: 'ok', choices: [{ message: { role: 'assistant', content: 'ok' } }] },
+        events: [
+          { event: 'tool', timestamp: at(1), id: 'a', function: 'bash', arguments: {}, result: 'xxxx', truncated: [100000, 16384] },
+          { event: 'tool', timestamp: at(2), id: 'b', function: 'bash', arguments: {}, result: '', error: { type: 'cancelled', message: 'permission to continue was not given' } },
+          { event: 'tool', timestamp: at(3), id: 'c', function: 'bash', arguments: {}, result: '', error: { type: 'sandbox_unavailable', message: 'the sandbox timed out' } },
+        ],
+      }),
+    ).traces;
+    const [cut, cancelled, gone] = toolSpans(t!);
+    expect(toolAttr(cut!)).toMatchObject({ ok: true, errorType: 'OUTPUT_TRUNCATED' });
+    expect(cut!.attributes['truncated']).toBe(true);
+    // The message words (permission, timed out) do not decide the type: Inspect's own type does.
+    expect(toolAttr(cancelled!)).toMatchObject({ ok: false, errorType: 'COMMAND_FAILED' });
+    expect(cancelled!.attributes['error.type']).toBe('cancelled');
+    expect(toolAttr(gone!)).toMatchObject({ ok: false, errorType: 'COMMAND_FAILED' });
+  });
+
+  it('a sample error is the trace error; a failed model event keeps its text; a refusal ends as refused; .log leaves the file-name task id', () => {
+    const [failed] = json(
+      log({
+        error: { message: 'RuntimeError: sandbox died', traceback: '…' },
+        events: [{ event: 'model', timestamp: at(1), error: 'rate limit exceeded after 5 retries', output: { choices: [] } }],
+      }),
+    ).traces;
+    expect(failed!.error).toEqual({ code: 'AGENT_ERROR', message: 'RuntimeError: sandbox died' });
+    expect(failed!.final_answer.exit_reason).toBe('error');
+    const [model] = llmSpans(failed!);
+    expect(model!.status).toBe('error');
+    expect(model!.attributes['error.message']).toBe('rate limit exceeded after 5 retries');
+
+    const [refused] = json(log({ output: { choices: [{ message: { role: 'assistant', content: [{ type: 'text', text: 'I cannot help with that.', refusal: true }] }, stop_reason: 'stop' }] } })).traces;
+    expect(refused!.final_answer).toEqual({ text: 'I cannot help with that.', exit_reason: 'refused' });
+
+    const messages = [{ role: 'user', content: 'rm -rf /' }, { role: 'assistant', content: null, refusal: "I can't help with that." }];
+    const [openai] = parseTraces(strToU8(JSON.stringify(messages)), 'chat.log').traces;
+    expect(openai!.task_id).toBe('chat');
+    expect(openai!.final_answer).toEqual({ text: "I can't help with that.", exit_reason: 'refused' });
+  });
 });
