@@ -31,12 +31,15 @@ interface Scoring {
   skipped: number;
 }
 
-/** A scorer begins: a `span_begin` of type "scorer", an older `step` event of type "scorer", or a `score` event. */
+/**
+ * Scoring begins: the `scorers` span or a `span_begin` of type "scorer", an older `step` event of type
+ * "scorer", or a final `score` event (an `intermediate` one is scored while the agent still runs).
+ */
 function scoringStarts(e: Rec, scoring: Scoring): void {
-  if (e['event'] === 'span_begin' && e['type'] === 'scorer') {
+  if (e['event'] === 'span_begin' && (e['type'] === 'scorer' || (e['name'] === 'scorers' && !e['type']))) {
     scoring.started = true;
     if (typeof e['id'] === 'string') scoring.scorerSpans.add(e['id']);
-  } else if ((e['event'] === 'step' && e['type'] === 'scorer' && e['action'] !== 'end') || e['event'] === 'score') scoring.started = true;
+  } else if ((e['event'] === 'step' && e['type'] === 'scorer' && e['action'] !== 'end') || (e['event'] === 'score' && e['intermediate'] !== true)) scoring.started = true;
 }
 
 /** Model and tool events as turns (Inspect's transcript: `event: "model" | "tool"`); the scorer's are left out. */

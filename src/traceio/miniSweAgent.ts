@@ -22,7 +22,7 @@ const unixIso = (v: unknown) => {
 };
 
 /** A user message that rejected the reply before anything ran (FormatError; `Tool call error` in tool-calling mode). */
-const isFormatError = (m: Rec) => m['role'] === 'user' && (extraOf(m)['interrupt_type'] === 'FormatError' || /^(Format error|Tool call error)/.test(contentText(m['content']) ?? ''));
+const isFormatError = (m: Rec) => m['role'] === 'user' && (extraOf(m)['interrupt_type'] === 'FormatError' || /^(Format error|Tool call error)|EXACTLY ONE action/i.test(contentText(m['content']) ?? ''));
 
 /** A model call from an assistant message, or from the `extra.response` a FormatError message keeps. */
 function modelCall(content: string | null, extra: Rec, start: string | null): ModelCallRecord {
@@ -108,11 +108,13 @@ function messageTurns(messages: Rec[], toolCalling: boolean): { turns: Turn[]; s
       lastTime = model.end ?? lastTime;
       const tools = calls.map((c) => ({ ...emptyTool(c.name), id: c.id, arguments: c.arguments, start: model.end }));
       turns.push({ model: { ...model, toolCalls: calls.length }, tools });
-      // The observations up to the next reply answer this one.
+      // The observations up to the next reply answer this one. Version 1 ran a text reply only with
+      // exactly one bash block: with more, the next message is the format error, whatever it says.
       let open = [...tools];
+      const rejectedByCount = !toolCalling && !Array.isArray(extra['actions']) && calls.length > 1;
       for (let j = i + 1; j < messages.length && messages[j]!['role'] !== 'assistant'; j++) {
         const o = messages[j]!;
-        if (isFormatError(o)) {
+        if (isFormatError(o) || (rejectedByCount && o['role'] === 'user')) {
           for (const t of open) reject(t, o);
           open = [];
         } else if (o['role'] === 'exit' && String(extraOf(o)['exit_status'] ?? '').startsWith('Submitted')) {

@@ -41,6 +41,22 @@ describe('Inspect logs', () => {
     expect(t!.final_answer.text).toBe('All done.'); // a content list, no output.completion
   });
 
+  it('an intermediate score while the agent runs does not end the transcript; the scorers span does', () => {
+    const [t] = json(
+      log({
+        output: { completion: 'b', choices: [{ message: { role: 'assistant', content: 'b' } }] },
+        events: [
+          { event: 'model', timestamp: at(1), output: { choices: [{ message: { role: 'assistant', content: 'a' } }] } },
+          { event: 'score', timestamp: at(2), intermediate: true, score: { value: 0 } },
+          { event: 'model', timestamp: at(3), output: { choices: [{ message: { role: 'assistant', content: 'b' } }] } },
+          { event: 'span_begin', timestamp: at(4), id: 'sc', name: 'scorers' },
+          { event: 'model', timestamp: at(5), output: { choices: [{ message: { role: 'assistant', content: 'GRADE: C' } }] } },
+        ],
+      }),
+    ).traces;
+    expect(llmSpans(t!).map((s) => s.attributes['llm.content_preview'])).toEqual(['a', 'b']);
+  });
+
   it('model and tool events after scoring starts (older step events of type scorer) are left out', () => {
     const [t] = json(
       log({

@@ -21,7 +21,7 @@ describe('mini-swe-agent 2 trajectories', () => {
       [false, 'COMMAND_TIMEOUT'],
       [true, null],
     ]);
-    expect(calls[1]!.executed).toBe(false);
+    expect(toolSpans(t!)[1]!.attributes['executed']).toBe(false);
     expect(calls[1]!.message).toBe('Expected exactly 1 action, found 2.');
     expect(t!.usage).toEqual({ input_tokens: 3600, output_tokens: 240, total_tokens: 3840 });
     expect(llmSpans(t!)[0]!.end).toBe('2024-01-23T08:53:20.000Z'); // extra.timestamp 1706000000
@@ -51,5 +51,21 @@ describe('mini-swe-agent 2 trajectories', () => {
     const traj = { info: { exit_status: 'LimitsExceeded', submission: '' }, trajectory_format: 'mini-swe-agent-1.1', messages: [{ role: 'assistant', content: 'x', tool_calls: [{ id: 'c1', type: 'function', function: { name: 'bash', arguments: '{"command":"ls"}' } }] }] };
     const [t] = parseTraces(strToU8(JSON.stringify(traj)), 'cut.traj.json').traces;
     expect(toolAttr(toolSpans(t!)[0]!)).toMatchObject({ ok: false, result: null, errorType: null });
+  });
+
+  it('version 1 text replies: two bash blocks answered by the format error message ran nothing', () => {
+    const messages = [
+      { role: 'system', content: 's' },
+      { role: 'assistant', content: '```bash\nls\n```\n```bash\nrm -rf x\n```' },
+      { role: 'user', content: 'Please always provide EXACTLY ONE action in triple backticks, found 2 actions.' },
+      { role: 'assistant', content: '```bash\nls\n```' },
+      { role: 'user', content: '<returncode>0</returncode>\n<output>\na\n</output>' },
+    ];
+    const [t] = parseTraces(strToU8(JSON.stringify(messages)), 'v1.traj.json').traces;
+    expect(toolSpans(t!).map((s) => [toolAttr(s).ok, toolAttr(s).errorType, toolAttr(s).result])).toEqual([
+      [false, 'INVALID_ARGUMENTS', null],
+      [false, 'INVALID_ARGUMENTS', null],
+      [true, null, 'a'],
+    ]);
   });
 });
