@@ -130,6 +130,7 @@ function jaegerSpans(v: Record<string, unknown>, fileName: string): OtelSpan[] {
         parentId: parentId(parent?.['spanID'] ?? s['parentSpanID']),
         name: str(s['operationName']) ?? '',
         start: start === null ? null : isoOf(start, 'us'),
+        startNanos: start === null || !Number.isSafeInteger(start) ? null : BigInt(start) * 1000n,
         end: start === null ? null : isoOf(start + duration, 'us'),
         attributes: a,
         status: failed ? 'error' : a['otel.status_code'] === 'OK' ? 'ok' : 'unset',

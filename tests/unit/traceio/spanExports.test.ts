@@ -35,3 +35,12 @@ describe('Phoenix span exports', () => {
     expect(failure(span({ trace_id: '409df945e0584829b240cfbdd2ff4488' })).message).toMatch(/context\.span_id missing/);
   });
 });
+
+describe('Jaeger', () => {
+  it('spans that start within one millisecond keep their microsecond order', () => {
+    const span = (id: string, op: string, start: number) => ({ traceID: 'c'.repeat(32), spanID: id, operationName: op, references: [], startTime: start, duration: 10, tags: [{ key: 'gen_ai.operation.name', type: 'string', value: op.split(' ')[0] }, ...(op.startsWith('execute_tool') ? [{ key: 'gen_ai.tool.name', type: 'string', value: op.split(' ')[1] }] : [])] });
+    const data = { data: [{ traceID: 'c'.repeat(32), spans: [span('0000000000000003', 'execute_tool second', 1700000000000300), span('0000000000000002', 'chat', 1700000000000200), span('0000000000000001', 'execute_tool first', 1700000000000100)] }] };
+    const [t] = parseTraces(strToU8(JSON.stringify(data)), 'j.json').traces;
+    expect(t!.spans.filter((s) => s.kind !== 'agent').map((s) => s.name)).toEqual(['tool first', 'chat model', 'tool second']);
+  });
+});
