@@ -8,7 +8,7 @@ export interface RequestedCall {
   arguments: string | null;
 }
 
-/** What a model span's messages tell: the reply text, the calls it asked for, and tool results it was given (by call id). */
+/** What a model span's messages tell: the reply text and the calls it asked for (output side), or the tool results it was given, by call id (input side). */
 export interface SpanMessages {
   content: string | null;
   calls: RequestedCall[];
@@ -61,16 +61,24 @@ function eventBody(attributes: Record<string, unknown>): Rec {
  * the `gen_ai.client.inference.operation.details` event, per-message events (`gen_ai.choice`,
  * `gen_ai.tool.message`, …) and the older `gen_ai.content.prompt/completion` events.
  */
-export function spanMessages(attributes: Record<string, unknown>, events: SpanEventLike[]): SpanMessages {
+export function spanMessages(attributes: Record<string, unknown>, events: SpanEventLike[], side: 'output' | 'input'): SpanMessages {
   const out: SpanMessages = { content: null, calls: [], results: new Map() };
-  const inputs: unknown[] = [...list(attributes['gen_ai.input.messages'])];
-  const outputs: unknown[] = [...list(attributes['gen_ai.output.messages'])];
+  // Input messages repeat the whole conversation on every call: they are parsed only when asked for.
+  const wantIn = side === 'input';
+  const wantOut = side === 'output';
+  const inputs: unknown[] = wantIn ? [...list(attributes['gen_ai.input.messages'])] : [];
+  const outputs: unknown[] = wantOut ? [...list(attributes['gen_ai.output.messages'])] : [];
   for (const e of events) {
     const a = e.attributes;
     if (e.name === 'gen_ai.client.inference.operation.details') {
-      inputs.push(...list(a['gen_ai.input.messages']));
-      outputs.push(...list(a['gen_ai.output.messages']));
-    } else if (e.name === 'gen_ai.content.prompt') inputs.push(...list(a['gen_ai.prompt']));
+      if (wantIn) inputs.push(...list(a['gen_ai.input.messages']));
+      if (wantOut) outputs.push(...list(a['gen_ai.output.messages']));
+    } else if (e.name === 'gen_ai.content.prompt') {
+      if (wantIn) inputs.push(...list(a['gen_ai.prompt']));
+    } else if (e.name === 'gen_ai.tool.message') {
+      const body = eventBody(a);
+      if (wantIn) inputs.push({ role: 'tool', tool_call_id: str(body['id']) ?? str(body['tool_call_id']), content: body['content'] });
+    } else if (!wantOut) continue;
     else if (e.name === 'gen_ai.content.completion') {
       const c = parsed(a['gen_ai.completion']);
       if (typeof c === 'string') outputs.push({ role: 'assistant', content: c });
@@ -82,9 +90,6 @@ export function spanMessages(attributes: Record<string, unknown>, events: SpanEv
       // tool_calls sit in the message (OpenAI instrumentation) or beside it (the event's body as specified).
       if (m['tool_calls'] === undefined && body['tool_calls'] !== undefined) m['tool_calls'] = parsed(body['tool_calls']);
       outputs.push({ role: 'assistant', ...m });
-    } else if (e.name === 'gen_ai.tool.message') {
-      const body = eventBody(a);
-      inputs.push({ role: 'tool', tool_call_id: str(body['id']) ?? str(body['tool_call_id']), content: body['content'] });
     }
   }
   for (const m of inputs) if (isRecord(m)) readMessage(m, out, false);

@@ -100,7 +100,7 @@ function reply(a: Record<string, unknown>, spanEvents: OtelSpan['events'] = []):
   const own = num(a[ATTR.llmToolCalls.key]);
   if (own !== null || a[ATTR.llmContent.key] !== undefined) return { content: str(a[ATTR.llmContent.key]), toolCalls: own ?? 0, calls: [] };
   // GenAI messages: span attributes, or events (gen_ai.choice, gen_ai.content.completion, inference details).
-  const messages = spanMessages(a, spanEvents);
+  const messages = spanMessages(a, spanEvents, 'output');
   if (messages.content !== null || messages.calls.length > 0) return { content: messages.content, toolCalls: messages.calls.length, calls: messages.calls };
   let calls = 0;
   let content: string | null = null;
@@ -166,13 +166,16 @@ function toolCall(span: OtelSpan): ToolCallRecord {
  * instrumentations): taken from its messages, with the result a later model call was given.
  */
 function addMessageOnlyCalls(turns: Turn[], sorted: OtelSpan[], kinds: Map<OtelSpan, Kind>): void {
+  // Only model calls that asked for tools and got no tool span are looked at again.
+  const pending = turns.filter((t) => t.model?.spanId && t.model.toolCalls > 0 && t.tools.length === 0);
+  if (pending.length === 0) return;
+  const byId = new Map(sorted.map((s) => [s.spanId, s] as const));
   const spanIds = new Set(turns.flatMap((t) => t.tools.map((x) => x.id)).filter((x): x is string => x !== null));
   const results = new Map<string, string | null>();
-  for (const s of sorted) if (kinds.get(s) === 'llm') for (const [id, r] of spanMessages(s.attributes, s.events).results) results.set(id, r);
-  for (const turn of turns) {
-    const m = turn.model;
-    if (!m?.spanId || turn.tools.length > 0) continue;
-    const span = sorted.find((s) => s.spanId === m.spanId);
+  for (const s of sorted) if (kinds.get(s) === 'llm') for (const [id, r] of spanMessages(s.attributes, s.events, 'input').results) results.set(id, r);
+  for (const turn of pending) {
+    const m = turn.model!;
+    const span = byId.get(m.spanId!);
     if (!span) continue;
     for (const c of reply(span.attributes, span.events).calls) {
       if (c.id !== null && spanIds.has(c.id)) continue;

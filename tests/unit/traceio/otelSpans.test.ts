@@ -78,3 +78,20 @@ describe('OpenLLMetry (Traceloop)', () => {
     expect(t!.spans[0]!.attributes['tracegate.import.unknown'] ?? []).not.toEqual(expect.arrayContaining([expect.stringMatching(/skipped/)]));
   });
 });
+
+describe('GenAI per-message events without tool spans', () => {
+  it('a gen_ai.choice tool call is answered by the next call\'s gen_ai.tool.message event', () => {
+    const kv = (key: string, v: string | number) => ({ key, value: typeof v === 'number' ? { intValue: String(v) } : { stringValue: v } });
+    const chat = (id: string, start: number, events: unknown[]) => ({ traceId: 'a'.repeat(32), spanId: id, name: 'chat m', startTimeUnixNano: String(start), endTimeUnixNano: String(start + 1000), attributes: [kv('gen_ai.operation.name', 'chat')], events });
+    const choice = (message: unknown) => ({ name: 'gen_ai.choice', timeUnixNano: '1', attributes: [kv('index', 0), kv('message', JSON.stringify(message))] });
+    const request = {
+      resourceSpans: [{ scopeSpans: [{ spans: [
+        chat('0000000000000001', 1e15, [choice({ role: 'assistant', tool_calls: [{ id: 'c1', type: 'function', function: { name: 'ls', arguments: '{"path":"."}' } }] })]),
+        chat('0000000000000002', 2e15, [{ name: 'gen_ai.tool.message', timeUnixNano: '1', attributes: [kv('id', 'c1'), kv('content', 'a.txt')] }, choice({ role: 'assistant', content: 'One file.' })]),
+      ] }] }],
+    };
+    const [t] = parseTraces(new TextEncoder().encode(JSON.stringify(request)), 'ev.json').traces;
+    expect(toolSpans(t!).map(toolAttr)).toMatchObject([{ name: 'ls', arguments: '{"path":"."}', result: 'a.txt', ok: true }]);
+    expect(t!.final_answer.text).toBe('One file.');
+  });
+});
