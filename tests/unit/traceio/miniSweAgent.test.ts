@@ -68,4 +68,23 @@ describe('mini-swe-agent 2 trajectories', () => {
       [true, null, 'a'],
     ]);
   });
+
+  it('version 2 keeps a rejected reply only in the FormatError message: a model call with its tokens, its calls failed', () => {
+    const response = { choices: [{ message: { role: 'assistant', content: 'hm', tool_calls: [{ id: 'c9', type: 'function', function: { name: 'python', arguments: '{}' } }] } }], usage: { prompt_tokens: 5, completion_tokens: 2 } };
+    const traj = {
+      info: { exit_status: 'RepeatedFormatError', submission: '' },
+      trajectory_format: 'mini-swe-agent-1.1',
+      messages: [
+        { role: 'system', content: 's' },
+        { role: 'user', content: 'task' },
+        { role: 'user', content: "Tool call error:\n\n<error>\nUnknown tool 'python'.\n</error>", extra: { interrupt_type: 'FormatError', response, cost: 0.01 } },
+        { role: 'exit', content: 'RepeatedFormatError', extra: { exit_status: 'RepeatedFormatError', submission: '' } },
+      ],
+    };
+    const [t] = parseTraces(strToU8(JSON.stringify(traj)), 'fe.traj.json').traces;
+    expect(llmSpans(t!)).toHaveLength(1);
+    expect(t!.usage).toMatchObject({ input_tokens: 5, output_tokens: 2 });
+    expect(toolSpans(t!).map(toolAttr)).toMatchObject([{ name: 'python', ok: false, errorType: 'UNKNOWN_TOOL' }]);
+    expect(t!.final_answer).toEqual({ text: null, exit_reason: 'error' });
+  });
 });

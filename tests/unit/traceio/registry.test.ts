@@ -17,3 +17,15 @@ describe('JSON Lines', () => {
     }
   });
 });
+
+describe('a broken JSON file', () => {
+  it('names the line and column where the JSON breaks', () => {
+    const text = '{\n  "version": 2,\n  "eval": {"task": "t"},\n  "samples": [{"id": "a\n';
+    try {
+      parseTraces(new TextEncoder().encode(text), 'cut.json');
+      throw new Error('imported');
+    } catch (error) {
+      expect((error as ImportError).message).toMatch(/^cut\.json: not valid JSON at line 4, column \d+ \(/);
+    }
+  });
+});
