@@ -14,6 +14,7 @@ import { finalAnswerCell, importRow } from '../traceio/importSummary.js';
 import { FORMAT_NAMES, parseTraces, type FormatName, type ImportedFile } from '../traceio/registry.js';
 import { toOtlpRequest } from '../traceio/otlpExport.js';
 import { sendOtlp, tracesUrl } from '../traceio/otlpSend.js';
+import { mergeSplitTraces } from '../traceio/splitTraces.js';
 import { readTraceDir, traceFileNames, writeAtomic, writeTraces } from '../traceio/traceFiles.js';
 import { runHeader } from '../report/runHeader.js';
 import { CliError, EXIT } from './exitCodes.js';
@@ -57,6 +58,10 @@ export function registerImport(program: Command, handle: Handle): void {
         }
         if (problems.length > 0) throw new CliError(`nothing written; ${problems.length} file${problems.length > 1 ? 's' : ''} could not be imported:\n  ${problems.join('\n  ')}`, EXIT.BAD_INPUT);
         if (imported.length === 0) throw new CliError('no trace file given', EXIT.BAD_INPUT);
+        // Parts of one trace in several files (same trace id) are read as one, or named.
+        const split = mergeSplitTraces(imported, (file) => readFileSync(file));
+        imported.splice(0, imported.length, ...split.imported);
+        for (const warning of split.warnings) process.stderr.write(`warning: ${warning}\n`);
         const redactor = createRedactor();
         const outDir = path.resolve(flags.out);
         const all = imported.flatMap((i) => i.traces);

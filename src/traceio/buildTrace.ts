@@ -55,7 +55,9 @@ export function buildTrace(c: Conversation): Trace {
       parent = id;
     }
     turn.tools.forEach((x, i) => {
+      // ok null: the source does not say (no result came back); such a call is not counted as a success.
       const ok = x.ok ?? true;
+      const resultOk = x.ok;
       const extra: Record<string, AttributeValue> = { ...x.extra };
       if (x.sourceErrorType) extra['error.type'] = x.sourceErrorType;
       spans.push({
@@ -75,7 +77,7 @@ export function buildTrace(c: Conversation): Trace {
             toolCallId: x.id,
             toolArguments: x.arguments,
             toolResult: clip(x.result),
-            resultOk: ok,
+            resultOk,
             errorType: ok ? (x.errorType === 'OUTPUT_TRUNCATED' ? x.errorType : null) : (x.errorType ?? 'COMMAND_FAILED'),
             truncated: x.truncated ? true : null,
             message: x.message,

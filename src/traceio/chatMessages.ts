@@ -61,7 +61,8 @@ export function messagesToTurns(messages: unknown[], options: MessageOptions = {
       const calls = toolCallsOf(raw);
       const usage = isRecord(raw['usage']) ? raw['usage'] : {};
       const turn: Turn = {
-        model: { ...emptyModel(), content: contentText(raw['content']), toolCalls: calls.length, model: str(raw['model']), inputTokens: num(usage['prompt_tokens'] ?? usage['input_tokens']), outputTokens: num(usage['completion_tokens'] ?? usage['output_tokens']) },
+        // A refusal (OpenAI's `refusal` field) is the reply when there is no content.
+        model: { ...emptyModel(), content: contentText(raw['content']) ?? str(raw['refusal']), refused: typeof raw['refusal'] === 'string' && raw['refusal'] !== '', toolCalls: calls.length, model: str(raw['model']), inputTokens: num(usage['prompt_tokens'] ?? usage['input_tokens']), outputTokens: num(usage['completion_tokens'] ?? usage['output_tokens']) },
         tools: calls.map((c) => ({ ...emptyTool(c.name), id: c.id, arguments: c.arguments })),
       };
       turn.tools.forEach((t, i) => open.set(t.id ?? `#${turns.length}.${i}`, t));

@@ -35,6 +35,8 @@ export interface ModelCallRecord {
   start: string | null;
   end: string | null;
   error: string | null;
+  /** The model declined to answer (its reply is the refusal). */
+  refused?: boolean;
   spanId?: string;
   extra?: Record<string, AttributeValue>;
   events?: SpanEvent[];

@@ -12,6 +12,9 @@ export const INSPECT_ERROR_TYPES: Record<string, ErrorType> = {
   is_a_directory: 'INVALID_ARGUMENTS',
   limit: 'LIMIT_EXCEEDED',
   approval: 'APPROVAL_DENIED',
+  // The operator stopped the call, or the sandbox was gone: it did not complete, for no reason of its own.
+  cancelled: 'COMMAND_FAILED',
+  sandbox_unavailable: 'COMMAND_FAILED',
   unknown: 'COMMAND_FAILED',
   output_limit: 'OUTPUT_TRUNCATED',
 };

@@ -8,6 +8,7 @@ import { lastAnswer, messagesToTurns, contentText } from './chatMessages.js';
 import { emptyModel, emptyTool, type Conversation, type Turn } from './conversation.js';
 import { errorTypeFrom, succeededDespite } from './errorTypes.js';
 import { ImportError } from './importError.js';
+import { resolveAttachments } from './inspectAttachments.js';
 import { asText, isRecord, num, parseJson, str, textOf } from './jsonText.js';
 import type { TraceFormat } from './types.js';
 
@@ -22,12 +23,37 @@ function isoOf(v: unknown): string | null {
   return Number.isNaN(t) ? null : new Date(t).toISOString();
 }
 
-/** Model and tool events as turns (Inspect's transcript: `event: "model" | "tool"`). */
-function eventTurns(events: unknown[], turns: Turn[] = []): Turn[] {
+/** Where the transcript is: once a scorer starts, its model calls (a model-graded scorer) are not the agent's. */
+interface Scoring {
+  started: boolean;
+  scorerSpans: Set<string>;
+  /** Model events left out as the scorer's. */
+  skipped: number;
+}
+
+/**
+ * Scoring begins: the `scorers` span or a `span_begin` of type "scorer", an older `step` event of type
+ * "scorer", or a final `score` event (an `intermediate` one is scored while the agent still runs).
+ */
+function scoringStarts(e: Rec, scoring: Scoring): void {
+  if (e['event'] === 'span_begin' && (e['type'] === 'scorer' || (e['name'] === 'scorers' && !e['type']))) {
+    scoring.started = true;
+    if (typeof e['id'] === 'string') scoring.scorerSpans.add(e['id']);
+  } else if ((e['event'] === 'step' && e['type'] === 'scorer' && e['action'] !== 'end') || (e['event'] === 'score' && e['intermediate'] !== true)) scoring.started = true;
+}
+
+/** Model and tool events as turns (Inspect's transcript: `event: "model" | "tool"`); the scorer's are left out. */
+function eventTurns(events: unknown[], turns: Turn[] = [], scoring: Scoring = { started: false, scorerSpans: new Set(), skipped: 0 }): Turn[] {
   for (const e of events) {
     if (!isRecord(e)) continue;
+    scoringStarts(e, scoring);
+    const inScorer = scoring.started || (typeof e['span_id'] === 'string' && scoring.scorerSpans.has(e['span_id']));
+    if (inScorer && (e['event'] === 'model' || e['event'] === 'tool')) {
+      if (e['event'] === 'model') scoring.skipped++;
+      continue;
+    }
     // Older logs nest a sub-agent's transcript inside `subtask` (and `step`) events.
-    if ((e['event'] === 'subtask' || e['event'] === 'step') && Array.isArray(e['events'])) eventTurns(e['events'], turns);
+    if ((e['event'] === 'subtask' || e['event'] === 'step') && Array.isArray(e['events'])) eventTurns(e['events'], turns, scoring);
     else if (e['event'] === 'model') {
       const output = isRecord(e['output']) ? e['output'] : {};
       const choice = Array.isArray(output['choices']) && isRecord(output['choices'][0]) ? output['choices'][0] : {};
@@ -45,6 +71,8 @@ function eventTurns(events: unknown[], turns: Turn[] = []): Turn[] {
           start: isoOf(e['timestamp']),
           end: isoOf(e['completed']) ?? isoOf(e['timestamp']),
           error: str(e['error']),
+          // A failed model call keeps what went wrong (the span status alone would not say).
+          ...(str(e['error']) ? { extra: { 'error.message': str(e['error'])! } } : {}),
         },
         tools: [],
       });
@@ -52,7 +80,8 @@ function eventTurns(events: unknown[], turns: Turn[] = []): Turn[] {
       // `failed`: newer logs mark a tool that raised; the error then says how.
       const err = isRecord(e['error']) ? e['error'] : e['failed'] === true ? { type: 'unknown', message: 'the tool failed' } : null;
       const type = err ? str(err['type']) : null;
-      const errorType = err ? errorTypeFrom(type, str(err['message'])) : null;
+      // `truncated: [from, to]`: the output was cut to fit; the call itself succeeded.
+      const errorType = err ? errorTypeFrom(type, str(err['message'])) : Array.isArray(e['truncated']) ? 'OUTPUT_TRUNCATED' : null;
       const tool = {
         ...emptyTool(str(e['function']) ?? '(unnamed)'),
         id: str(e['id']),
@@ -73,22 +102,43 @@ function eventTurns(events: unknown[], turns: Turn[] = []): Turn[] {
   return turns;
 }
 
-function sampleConversation(sample: Rec, evalInfo: Rec, stats: Rec, fileName: string): Conversation {
+/** The sample's answer: `output.completion`, else the text of `output.choices[0].message.content`. */
+function outputAnswer(output: Rec): string | null {
+  const completion = str(output['completion']);
+  if (completion) return completion;
+  const choice = Array.isArray(output['choices']) && isRecord(output['choices'][0]) ? output['choices'][0] : null;
+  const message = choice && isRecord(choice['message']) ? choice['message'] : null;
+  return message ? contentText(message['content']) : null;
+}
+
+/** The model declined: stop_reason content_filter, or a text part marked `refusal`. */
+function refused(output: Rec): boolean {
+  const choice = Array.isArray(output['choices']) && isRecord(output['choices'][0]) ? output['choices'][0] : {};
+  const message = isRecord(choice['message']) ? choice['message'] : {};
+  const parts = Array.isArray(message['content']) ? message['content'] : [];
+  return choice['stop_reason'] === 'content_filter' || parts.some((p) => isRecord(p) && p['refusal'] === true);
+}
+
+function sampleConversation(rawSample: Rec, evalInfo: Rec, stats: Rec, fileName: string): Conversation {
+  const sample = resolveAttachments(rawSample);
   const events = Array.isArray(sample['events']) ? sample['events'] : [];
   const fromEvents = events.some((e) => isRecord(e) && (e['event'] === 'model' || e['event'] === 'tool'));
-  const turns = fromEvents ? eventTurns(events) : messagesToTurns(Array.isArray(sample['messages']) ? sample['messages'] : []);
+  const scoring: Scoring = { started: false, scorerSpans: new Set(), skipped: 0 };
+  const turns = fromEvents ? eventTurns(events, [], scoring) : messagesToTurns(Array.isArray(sample['messages']) ? sample['messages'] : []);
   const unknown: string[] = [];
   if (!fromEvents) unknown.push('timing');
   if (turns.every((t) => t.model === null)) unknown.push('model calls');
 
   const output = isRecord(sample['output']) ? sample['output'] : null;
   const hasChoice = output !== null && Array.isArray(output['choices']) && output['choices'].length > 0;
-  const finalAnswer = hasChoice ? (str(output!['completion']) ?? lastAnswer(turns)) : null;
+  const finalAnswer = hasChoice ? (outputAnswer(output!) ?? lastAnswer(turns)) : null;
   const error = sample['error'];
+  const errorMessage = error ? ((isRecord(error) ? str(error['message']) : asText(error)) ?? 'the sample failed') : null;
   const limit = isRecord(sample['limit']) ? sample['limit'] : null;
   let exitReason: ExitReason;
   if (error) exitReason = 'error';
   else if (limit) exitReason = 'max_steps';
+  else if (hasChoice && refused(output!)) exitReason = 'refused';
   else if (hasChoice) exitReason = 'completed';
   else {
     exitReason = 'unknown';
@@ -113,13 +163,14 @@ function sampleConversation(sample: Rec, evalInfo: Rec, stats: Rec, fileName: st
     finalAnswer,
     exitReason,
     turns,
-    usage: usage.length ? { input: usage.reduce((s, u) => s + (num(u['input_tokens']) ?? 0), 0), output: usage.reduce((s, u) => s + (num(u['output_tokens']) ?? 0), 0) } : null,
+    // model_usage counts a model-graded scorer's calls too: then the agent's own events are summed instead.
+    usage: usage.length && scoring.skipped === 0 ? { input: usage.reduce((s, u) => s + (num(u['input_tokens']) ?? 0), 0), output: usage.reduce((s, u) => s + (num(u['output_tokens']) ?? 0), 0) } : null,
     unknown,
-    runError: null,
+    runError: errorMessage !== null ? { code: 'AGENT_ERROR', message: errorMessage } : null,
     rootExtra: {
       'inspect.task': str(evalInfo['task']) ?? '',
       ...(limit ? { 'inspect.limit': asText(limit) ?? '' } : {}),
-      ...(error ? { 'inspect.error': (isRecord(error) ? str(error['message']) : asText(error)) ?? '' } : {}),
+      ...(errorMessage !== null ? { 'inspect.error': errorMessage } : {}),
     },
   };
 }

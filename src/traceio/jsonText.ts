@@ -45,11 +45,27 @@ export function quoteBigIntegers(text: string): string {
 
 /** Parses JSON text without losing the digits of big integers; a syntax error names the file. */
 export function parseJson(text: string, fileName: string, line?: number): unknown {
+  const quoted = quoteBigIntegers(text);
   try {
-    return JSON.parse(quoteBigIntegers(text));
+    return JSON.parse(quoted);
   } catch (error) {
-    throw new ImportError('BAD_JSON', fileName, `${line !== undefined ? `line ${line}: ` : ''}not valid JSON (${(error as Error).message})`);
+    // A bad line of a JSON Lines file is named as file:line; in a whole file, V8's character position becomes line and column.
+    const message = (error as Error).message;
+    const at = line === undefined ? /at position (\d+)/.exec(message) : null;
+    const where = at ? ` at line ${lineColumn(quoted, Number(at[1]))}` : '';
+    throw new ImportError('BAD_JSON', line !== undefined ? `${fileName}:${line}` : fileName, `not valid JSON${where} (${message})`);
   }
+}
+
+/** `line, column` (both from 1) of a character offset. */
+function lineColumn(text: string, offset: number): string {
+  let lineNo = 1;
+  let start = 0;
+  for (let i = text.indexOf('\n'); i !== -1 && i < offset; i = text.indexOf('\n', i + 1)) {
+    lineNo++;
+    start = i + 1;
+  }
+  return `${lineNo}, column ${offset - start + 1}`;
 }
 
 /** JSON Lines: one value per non-empty line. */

@@ -1,5 +1,7 @@
-import { contentText, messagesToTurns } from './chatMessages.js';
-import { emptyModel, emptyTool, type Conversation, type Turn } from './conversation.js';
+import type { ErrorType } from '../schema/trace.js';
+import { contentText, toolCallsOf } from './chatMessages.js';
+import { emptyModel, emptyTool, type Conversation, type ModelCallRecord, type ToolCallRecord, type Turn } from './conversation.js';
+import { errorTypeFrom } from './errorTypes.js';
 import { isRecord, num, str } from './jsonText.js';
 import { stem } from './otlpJson.js';
 import { sweExitReason } from './sweAgent.js';
@@ -7,43 +9,146 @@ import type { TraceFormat } from './types.js';
 
 type Rec = Record<string, unknown>;
 
-const ACTION = /```(?:mswea_bash_command|bash)\s*\n([\s\S]*?)\n```/;
+const ACTION = /```(?:mswea_bash_command|bash)\s*\n([\s\S]*?)\n```/g;
 const RETURN_CODE = /<returncode>\s*(-?\d+)\s*<\/returncode>/;
 const OUTPUT = /<output>\n?([\s\S]*?)\n?<\/output>/;
 /** The command a mini-swe-agent run submits with (old and new spelling). */
 const SUBMIT = /(COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT|MINI_SWE_AGENT_FINAL_OUTPUT)/;
 
+const extraOf = (m: Rec | undefined): Rec => (m && isRecord(m['extra']) ? m['extra'] : {});
+const unixIso = (v: unknown) => {
+  const s = num(v);
+  return s === null ? null : new Date(s * 1000).toISOString();
+};
+
+/** A user message that rejected the reply before anything ran (FormatError; `Tool call error` in tool-calling mode). */
+const isFormatError = (m: Rec) => m['role'] === 'user' && (extraOf(m)['interrupt_type'] === 'FormatError' || /^(Format error|Tool call error)|EXACTLY ONE action/i.test(contentText(m['content']) ?? ''));
+
+/** A model call from an assistant message, or from the `extra.response` a FormatError message keeps. */
+function modelCall(content: string | null, extra: Rec, start: string | null): ModelCallRecord {
+  const response = isRecord(extra['response']) ? extra['response'] : {};
+  const usage = isRecord(response['usage']) ? response['usage'] : {};
+  const end = unixIso(extra['timestamp']);
+  return {
+    ...emptyModel(),
+    content,
+    model: str(response['model']),
+    inputTokens: num(usage['prompt_tokens'] ?? usage['input_tokens']),
+    outputTokens: num(usage['completion_tokens'] ?? usage['output_tokens']),
+    start: start ?? end,
+    end,
+  };
+}
+
+/** The commands a reply asked for: `extra.actions` (what really ran, whatever the action regex), else the bash blocks or tool calls. */
+function requested(m: Rec, toolCalling: boolean): Array<{ id: string | null; command: string | null; name: string; arguments: string | null }> {
+  const actions = extraOf(m)['actions'];
+  if (Array.isArray(actions)) {
+    const calls = toolCallsOf(m);
+    return actions.filter(isRecord).map((a) => {
+      const id = str(a['tool_call_id']);
+      const call = calls.find((c) => c.id !== null && c.id === id);
+      return { id, command: str(a['command']), name: call?.name ?? 'bash', arguments: JSON.stringify({ command: str(a['command']) }) };
+    });
+  }
+  if (toolCalling) return toolCallsOf(m).map((c) => ({ id: c.id, command: null, name: c.name, arguments: c.arguments }));
+  return [...(contentText(m['content']) ?? '').matchAll(ACTION)].map((x) => ({ id: null, command: x[1]!, name: 'bash', arguments: JSON.stringify({ command: x[1]! }) }));
+}
+
+/** An observation's outcome: return code, and a timeout (`returncode: -1`, TimeoutExpired) as COMMAND_TIMEOUT. */
+function observe(tool: ToolCallRecord, m: Rec, text: string | null) {
+  const extra = extraOf(m);
+  let parsed: Rec = {};
+  if (m['role'] === 'tool' && text?.trimStart().startsWith('{')) {
+    try {
+      const v = JSON.parse(text);
+      if (isRecord(v)) parsed = v;
+    } catch {
+      // plain text output
+    }
+  }
+  const code = num(extra['returncode']) ?? num(parsed['returncode']) ?? (text ? num(RETURN_CODE.exec(text)?.[1]) : null);
+  const exception = str(extra['exception_info']) || str(parsed['exception_info']) || null;
+  const exceptionType = str(extra['exception_type']);
+  tool.result = str(extra['raw_output']) ?? str(parsed['output']) ?? (text === null ? null : (OUTPUT.exec(text)?.[1] ?? text));
+  tool.exitCode = code;
+  tool.end = unixIso(extra['timestamp']);
+  if (code === 0 || (code === null && !exception)) {
+    tool.ok = true;
+    return;
+  }
+  tool.ok = false;
+  tool.sourceErrorType = exceptionType;
+  tool.errorType = exception || exceptionType ? errorTypeFrom(exceptionType, exception) : 'COMMAND_FAILED';
+  tool.message = exception ?? `exit code ${code}`;
+}
+
+function reject(tool: ToolCallRecord, m: Rec) {
+  const text = contentText(m['content']) ?? 'the reply was rejected';
+  const error = /<error>\s*([\s\S]*?)\s*<\/error>/.exec(text)?.[1] ?? text;
+  const errorType: ErrorType = /unknown tool/i.test(error) ? 'UNKNOWN_TOOL' : 'INVALID_ARGUMENTS';
+  Object.assign(tool, { ok: false, errorType, sourceErrorType: 'FormatError', message: error, extra: { 'mini_swe_agent.rejected': true, executed: false } });
+}
+
 /**
- * Text-action turns: each assistant message's bash block is a `bash` tool call, the next user
- * message its observation (`<returncode>` non-zero is a tool error).
+ * Turns from mini-swe-agent messages, text actions or tool calls: each assistant message is a model
+ * call with the commands it asked for; the observations that follow answer them; a FormatError
+ * message rejects them (nothing ran).
  */
-function textTurns(messages: Rec[]): { turns: Turn[]; submitted: string | null } {
+function messageTurns(messages: Rec[], toolCalling: boolean): { turns: Turn[]; submitted: string | null } {
   const turns: Turn[] = [];
   let submitted: string | null = null;
+  let lastTime: string | null = null;
   for (let i = 0; i < messages.length; i++) {
     const m = messages[i]!;
-    if (m['role'] !== 'assistant') continue;
-    const content = contentText(m['content']) ?? '';
-    const command = ACTION.exec(content)?.[1] ?? null;
-    const turn: Turn = { model: { ...emptyModel(), content, toolCalls: command ? 1 : 0 }, tools: [] };
-    if (command !== null) {
-      const next = messages[i + 1];
-      const observation = next && next['role'] !== 'assistant' ? (contentText(next['content']) ?? '') : null;
-      const extra = isRecord(next?.['extra']) ? next['extra'] : {};
-      const code = num(extra['returncode']) ?? (observation ? num(RETURN_CODE.exec(observation)?.[1]) : null);
-      const tool = { ...emptyTool('bash'), arguments: JSON.stringify({ command }), result: observation === null ? null : (OUTPUT.exec(observation)?.[1] ?? observation), exitCode: code, ok: observation === null ? null : code === null ? true : code === 0 };
-      if (tool.ok === false) Object.assign(tool, { errorType: 'COMMAND_FAILED', message: `exit code ${code}` });
-      turn.tools.push(tool);
-      if (SUBMIT.test(command)) submitted = observation === null ? null : (tool.result ?? '');
+    const extra = extraOf(m);
+    if (m['role'] === 'assistant') {
+      const calls = requested(m, toolCalling);
+      const model = modelCall(contentText(m['content']), extra, lastTime);
+      lastTime = model.end ?? lastTime;
+      const tools = calls.map((c) => ({ ...emptyTool(c.name), id: c.id, arguments: c.arguments, start: model.end }));
+      turns.push({ model: { ...model, toolCalls: calls.length }, tools });
+      // The observations up to the next reply answer this one. Version 1 ran a text reply only with
+      // exactly one bash block: with more, the next message is the format error, whatever it says.
+      let open = [...tools];
+      const rejectedByCount = !toolCalling && !Array.isArray(extra['actions']) && calls.length > 1;
+      for (let j = i + 1; j < messages.length && messages[j]!['role'] !== 'assistant'; j++) {
+        const o = messages[j]!;
+        if (isFormatError(o) || (rejectedByCount && o['role'] === 'user')) {
+          for (const t of open) reject(t, o);
+          open = [];
+        } else if (o['role'] === 'exit' && String(extraOf(o)['exit_status'] ?? '').startsWith('Submitted')) {
+          // The submit command ran with return code 0; mini-swe-agent then writes the exit message, not an observation.
+          const t = open.find((x) => SUBMIT.test(calls[tools.indexOf(x)]?.command ?? x.arguments ?? ''));
+          if (t) Object.assign(t, { ok: true, exitCode: 0, result: contentText(o['content']) ?? '' });
+        } else if (o['role'] === 'tool' || (o['role'] === 'user' && !toolCalling)) {
+          const id = str(o['tool_call_id']);
+          const t = (id !== null ? open.find((x) => x.id === id) : undefined) ?? open[0];
+          if (!t) continue;
+          observe(t, o, contentText(o['content']));
+          open = open.filter((x) => x !== t);
+          lastTime = t.end ?? lastTime;
+          const command = calls[tools.indexOf(t)]?.command ?? t.arguments ?? '';
+          if (SUBMIT.test(command) && t.ok) submitted = t.result ?? '';
+        }
+      }
+    } else if (isFormatError(m) && (i === 0 || messages[i - 1]!['role'] !== 'assistant') && isRecord(extra['response'])) {
+      // mini-swe-agent 2 keeps a rejected reply only in the FormatError message's extra.response.
+      const response = extra['response'];
+      const choice = Array.isArray(response['choices']) && isRecord(response['choices'][0]) ? response['choices'][0] : {};
+      const message = isRecord(choice['message']) ? choice['message'] : {};
+      const model = modelCall(contentText(message['content']), extra, lastTime);
+      const tools = toolCallsOf(message).map((c) => ({ ...emptyTool(c.name), id: c.id, arguments: c.arguments }));
+      tools.forEach((t) => reject(t, m));
+      turns.push({ model: { ...model, toolCalls: tools.length }, tools });
     }
-    turns.push(turn);
   }
   return { turns, submitted };
 }
 
 const isMessage = (m: unknown) => isRecord(m) && typeof m['role'] === 'string';
 const isMiniV2 = (v: unknown) => isRecord(v) && Array.isArray(v['messages']) && (isRecord(v['info']) || typeof v['trajectory_format'] === 'string') && String(v['trajectory_format'] ?? 'mini').startsWith('mini');
-const looksMini = (messages: unknown[]) => messages.some((m) => isRecord(m) && m['role'] === 'assistant' && typeof m['content'] === 'string' && ACTION.test(m['content']));
+const looksMini = (messages: unknown[]) => messages.some((m) => isRecord(m) && m['role'] === 'assistant' && typeof m['content'] === 'string' && new RegExp(ACTION.source).test(m['content']));
 
 /** mini-swe-agent: the current `{info, messages, trajectory_format}` file and the older bare message list. */
 export const miniSweAgent: TraceFormat = {
@@ -54,13 +159,14 @@ export const miniSweAgent: TraceFormat = {
     const info: Rec = isRecord(json) && isRecord(json['info']) ? json['info'] : {};
     const messages = ((Array.isArray(json) ? json : (json as Rec)['messages']) as unknown[]).filter(isRecord);
     const toolCalling = messages.some((m) => m['role'] === 'tool' || Array.isArray(m['tool_calls']));
-    const { turns, submitted } = toolCalling
-      ? { turns: messagesToTurns(messages, { toolOutcome: outcome }), submitted: null }
-      : textTurns(messages);
-    const submission = str(info['submission']) ?? submitted;
+    const { turns, submitted } = messageTurns(messages, toolCalling);
     const status = str(info['exit_status']);
+    // LimitsExceeded, TimeExceeded, RepeatedFormatError … write `submission: ""`: no answer was given.
+    const infoSubmission = str(info['submission']);
+    const submission = (infoSubmission && (status === null || status.toLowerCase().startsWith('submitted')) ? infoSubmission : null) ?? submitted;
     const exitReason = sweExitReason(status, submission !== null);
-    const unknown = ['timing'];
+    const unknown: string[] = [];
+    if (turns.every((t) => t.model?.end == null)) unknown.push('timing');
     if (submission === null) unknown.push('final answer');
     if (exitReason === 'unknown') unknown.push('exit reason');
     if (!isRecord(json)) unknown.push('exit status (old format)');
@@ -85,11 +191,3 @@ export const miniSweAgent: TraceFormat = {
     } satisfies Conversation];
   },
 };
-
-/** A tool-calling mini-swe-agent observation carries its return code in `extra`. */
-function outcome(m: Rec) {
-  const extra = isRecord(m['extra']) ? m['extra'] : {};
-  const code = num(extra['returncode']);
-  if (code === null) return {};
-  return code === 0 ? { exitCode: 0, ok: true } : { exitCode: code, ok: false, errorType: 'COMMAND_FAILED' as const, message: `exit code ${code}` };
-}

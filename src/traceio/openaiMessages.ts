@@ -36,7 +36,7 @@ export const openaiMessages: TraceFormat = {
       startedAt: null,
       endedAt: null,
       finalAnswer,
-      exitReason: finalAnswer === null ? 'unknown' : 'completed',
+      exitReason: finalAnswer === null ? 'unknown' : turns.at(-1)?.model?.refused ? 'refused' : 'completed',
       turns,
       usage: null,
       unknown,

@@ -2,6 +2,7 @@ import { ExitReasonSchema, type AttributeValue, type ExitReason, type Span, type
 import { ATTR } from '../schema/traceVocabulary.js';
 import { emptyModel, emptyTool, type Conversation, type ModelCallRecord, type ToolCallRecord, type Turn } from './conversation.js';
 import { errorTypeFrom } from './errorTypes.js';
+import { spanMessages, type RequestedCall } from './genaiMessages.js';
 import { asText, num, str } from './jsonText.js';
 
 /** A span as every OpenTelemetry-shaped format gives it, before tracegate reads meaning into it. */
@@ -12,6 +13,8 @@ export interface OtelSpan {
   name: string;
   start: string | null;
   end: string | null;
+  /** The start in nanoseconds when the source has them: ISO times keep only milliseconds, and spans often start within one. */
+  startNanos?: bigint | null;
   attributes: Record<string, unknown>;
   status: 'ok' | 'error' | 'unset';
   statusMessage: string | null;
@@ -49,6 +52,12 @@ export function kindOf(span: OtelSpan): Kind {
   if (oi === 'TOOL') return 'tool';
   if (oi === 'LLM') return 'llm';
   if (oi === 'AGENT' || oi === 'CHAIN') return 'agent';
+  // OpenLLMetry (Traceloop): llm.request.type on model calls, traceloop.span.kind on the spans around them.
+  const requestType = str(a['llm.request.type']);
+  if (requestType === 'chat' || requestType === 'completion') return 'llm';
+  const traceloop = str(a['traceloop.span.kind']);
+  if (traceloop === 'tool') return 'tool';
+  if (traceloop === 'workflow' || traceloop === 'agent' || traceloop === 'task') return 'agent';
   const vercel = str(a['ai.operationId']) ?? span.name;
   if (vercel === 'ai.toolCall') return 'tool';
   if (VERCEL_MODEL.test(vercel)) return 'llm';
@@ -86,39 +95,31 @@ function parseJsonText(v: unknown): unknown {
   }
 }
 
-/** The reply text and number of tool calls of a model span, from whichever convention it uses. */
-function reply(a: Record<string, unknown>): { content: string | null; toolCalls: number } {
+/** The reply text, number of tool calls and the calls themselves of a model span, from whichever convention it uses. */
+function reply(a: Record<string, unknown>, spanEvents: OtelSpan['events'] = []): { content: string | null; toolCalls: number; calls: RequestedCall[] } {
   const own = num(a[ATTR.llmToolCalls.key]);
-  if (own !== null || a[ATTR.llmContent.key] !== undefined) return { content: str(a[ATTR.llmContent.key]), toolCalls: own ?? 0 };
-  const messages = parseJsonText(a['gen_ai.output.messages']);
-  if (Array.isArray(messages)) {
-    let content: string | null = null;
-    let calls = 0;
-    for (const m of messages) {
-      for (const p of (m as { parts?: unknown[] })?.parts ?? []) {
-        const part = p as { type?: string; content?: unknown };
-        if (part.type === 'text' && typeof part.content === 'string') content = (content ?? '') + part.content;
-        if (part.type === 'tool_call') calls++;
-      }
-    }
-    return { content, toolCalls: calls };
-  }
+  if (own !== null || a[ATTR.llmContent.key] !== undefined) return { content: str(a[ATTR.llmContent.key]), toolCalls: own ?? 0, calls: [] };
+  // GenAI messages: span attributes, or events (gen_ai.choice, gen_ai.content.completion, inference details).
+  const messages = spanMessages(a, spanEvents, 'output');
+  if (messages.content !== null || messages.calls.length > 0) return { content: messages.content, toolCalls: messages.calls.length, calls: messages.calls };
   let calls = 0;
   let content: string | null = null;
   for (const [k, v] of Object.entries(a)) {
     if (/^llm\.output_messages\.\d+\.message\.content$/.test(k) || /^gen_ai\.completion\.\d+\.content$/.test(k)) content = str(v) ?? content;
+    // OpenInference's multi-part form: message.contents.N.message_content.{type,text}.
+    if (/^llm\.output_messages\.\d+\.message\.contents\.\d+\.message_content\.text$/.test(k) && typeof v === 'string') content = (content ?? '') + v;
     if (/^llm\.output_messages\.\d+\.message\.tool_calls\.\d+\.tool_call\.function\.name$/.test(k) || /^gen_ai\.completion\.\d+\.tool_calls\.\d+\.name$/.test(k)) calls++;
   }
   const vercelCalls = parseJsonText(a['ai.response.toolCalls']);
   if (Array.isArray(vercelCalls)) calls += vercelCalls.length;
   content ??= str(a['ai.response.text']);
   if (content === null && str(a['output.mime_type']) !== 'application/json') content = str(a['output.value']);
-  return { content, toolCalls: calls };
+  return { content, toolCalls: calls, calls: [] };
 }
 
 function modelCall(span: OtelSpan): ModelCallRecord {
   const a = span.attributes;
-  const { content, toolCalls } = reply(a);
+  const { content, toolCalls } = reply(a, span.events);
   return {
     ...emptyModel(),
     content,
@@ -143,10 +144,10 @@ function toolCall(span: OtelSpan): ToolCallRecord {
   const sourceType = str(a['error.type']) ?? str(exception?.attributes['exception.type']);
   const message = str(a[ATTR.message.key]) ?? str(exception?.attributes['exception.message']) ?? (ok ? null : span.statusMessage);
   return {
-    ...emptyTool(str(first(a, 'gen_ai.tool.name', 'tool.name', 'ai.toolCall.name', 'tool_call.function.name')) ?? span.name.replace(/^execute_tool\s+/, '')),
+    ...emptyTool(str(first(a, 'gen_ai.tool.name', 'tool.name', 'ai.toolCall.name', 'tool_call.function.name', 'traceloop.entity.name')) ?? span.name.replace(/^execute_tool\s+/, '')),
     id: str(first(a, 'gen_ai.tool.call.id', 'tool.call_id', 'tool_call.id', 'ai.toolCall.id')),
-    arguments: asText(first(a, 'gen_ai.tool.call.arguments', 'tool.arguments', 'ai.toolCall.args', 'tool_call.function.arguments', 'input.value')),
-    result: asText(first(a, 'gen_ai.tool.call.result', 'result.preview', 'ai.toolCall.result', 'output.value')),
+    arguments: asText(first(a, 'gen_ai.tool.call.arguments', 'tool.arguments', 'ai.toolCall.args', 'tool_call.function.arguments', 'input.value') ?? traceloopInput(a['traceloop.entity.input'])),
+    result: asText(first(a, 'gen_ai.tool.call.result', 'result.preview', 'ai.toolCall.result', 'output.value', 'traceloop.entity.output')),
     ok,
     errorType: ok ? null : errorTypeFrom(str(a[ATTR.errorType.key]), sourceType, message),
     sourceErrorType: str(a[ATTR.errorType.key]) ? null : sourceType,
@@ -160,7 +161,75 @@ function toolCall(span: OtelSpan): ToolCallRecord {
   };
 }
 
+/**
+ * Tool calls a model asked for that have no execute_tool span (openai-v2 and other client-only
+ * instrumentations): taken from its messages, with the result a later model call was given.
+ */
+function addMessageOnlyCalls(turns: Turn[], sorted: OtelSpan[], kinds: Map<OtelSpan, Kind>): void {
+  // Only model calls that asked for tools and got no tool span are looked at again.
+  const pending = turns.filter((t) => t.model?.spanId && t.model.toolCalls > 0 && t.tools.length === 0);
+  if (pending.length === 0) return;
+  const byId = new Map(sorted.map((s) => [s.spanId, s] as const));
+  const spanIds = new Set(turns.flatMap((t) => t.tools.map((x) => x.id)).filter((x): x is string => x !== null));
+  const results = new Map<string, string | null>();
+  for (const s of sorted) if (kinds.get(s) === 'llm') for (const [id, r] of spanMessages(s.attributes, s.events, 'input').results) results.set(id, r);
+  for (const turn of pending) {
+    const m = turn.model!;
+    const span = byId.get(m.spanId!);
+    if (!span) continue;
+    for (const c of reply(span.attributes, span.events).calls) {
+      if (c.id !== null && spanIds.has(c.id)) continue;
+      const answered = c.id !== null && results.has(c.id);
+      turn.tools.push({ ...emptyTool(c.name), id: c.id, arguments: c.arguments, result: answered ? results.get(c.id!)! : null, ok: answered ? true : null, start: m.end, end: m.end, extra: { 'tracegate.import.from_messages': true } });
+    }
+  }
+}
+
+/** Traceloop's tool input `{"args": [], "kwargs": {…}}` as the call's arguments: the kwargs when there are no positional ones. */
+function traceloopInput(v: unknown): string | null {
+  const input = parseJsonText(v);
+  if (typeof input === 'object' && input !== null && !Array.isArray(input)) {
+    const { args, kwargs } = input as { args?: unknown; kwargs?: unknown };
+    if ((args === undefined || (Array.isArray(args) && args.length === 0)) && kwargs !== undefined) return JSON.stringify(kwargs);
+  }
+  return str(v);
+}
+
+/**
+ * Model spans with a model span inside them: a framework's call (LangChain's ChatOpenAI) wrapping the
+ * client library's (OpenAI's ChatCompletion) when both are instrumented. Only the innermost is a call.
+ */
+function outerModelSpans(spans: OtelSpan[], kinds: Map<OtelSpan, Kind>): Set<OtelSpan> {
+  const byId = new Map(spans.map((s) => [s.spanId, s] as const));
+  const outer = new Set<OtelSpan>();
+  for (const s of spans) {
+    if (kinds.get(s) !== 'llm') continue;
+    const seen = new Set<string>();
+    for (let p = s.parentId ? byId.get(s.parentId) : undefined; p && !seen.has(p.spanId); p = p.parentId ? byId.get(p.parentId) : undefined) {
+      seen.add(p.spanId);
+      if (kinds.get(p) === 'llm') outer.add(p);
+    }
+  }
+  return outer;
+}
+
+/** A root's `output.value` as answer text: JSON output (mime application/json) unwrapped from `{"output": …}`, LangGraph `{"messages": […]}` and the like. */
+function outputText(value: unknown, mime: unknown): string | null {
+  const text = str(value);
+  if (text === null || mime !== 'application/json') return text;
+  const answer = (v: unknown, depth = 0): string | null => {
+    if (typeof v === 'string') return v;
+    if (depth > 3 || typeof v !== 'object' || v === null) return null;
+    if (Array.isArray(v)) return v.length ? answer(v.at(-1), depth + 1) : null;
+    const o = v as Record<string, unknown>;
+    for (const k of ['output', 'answer', 'result', 'final_answer', 'content', 'text', 'return_values', 'messages']) if (o[k] !== undefined) return answer(o[k], depth + 1);
+    return null;
+  };
+  return answer(parseJsonText(text)) ?? text;
+}
+
 const byStart = (x: OtelSpan, y: OtelSpan) => {
+  if (x.startNanos != null && y.startNanos != null) return x.startNanos < y.startNanos ? -1 : x.startNanos > y.startNanos ? 1 : 0;
   const a = x.start ?? '';
   const b = y.start ?? '';
   return a < b ? -1 : a > b ? 1 : 0;
@@ -190,11 +259,13 @@ function oneTrace(traceId: string, spans: OtelSpan[], format: string, fallbackTa
   const ra = root?.attributes ?? {};
   const exported = sorted.find((s) => s.attributes[EXPORT_KEYS.taskId] !== undefined)?.attributes ?? ra;
 
+  const outer = outerModelSpans(spans, kinds);
   const turns: Turn[] = [];
   const otherSpans: Span[] = [];
   let skipped = 0;
   for (const s of sorted) {
     const kind = kinds.get(s);
+    if (kind === 'llm' && outer.has(s)) continue;
     if (kind === 'llm') turns.push({ model: modelCall(s), tools: [] });
     else if (kind === 'tool') {
       if (turns.length === 0) turns.push({ model: null, tools: [] });
@@ -204,8 +275,10 @@ function oneTrace(traceId: string, spans: OtelSpan[], format: string, fallbackTa
     } else if (kind === null) skipped++;
   }
 
+  addMessageOnlyCalls(turns, sorted, kinds);
+
   const unknown: string[] = [];
-  let finalAnswer = str(exported[EXPORT_KEYS.finalAnswer]) ?? str(first(ra, 'output.value', 'ai.response.text'));
+  let finalAnswer = str(exported[EXPORT_KEYS.finalAnswer]) ?? outputText(ra['output.value'], ra['output.mime_type']) ?? str(ra['ai.response.text']) ?? outputText(ra['traceloop.entity.output'], 'application/json');
   if (finalAnswer === null && root && typeof ra['gen_ai.output.messages'] === 'string') finalAnswer = reply({ 'gen_ai.output.messages': ra['gen_ai.output.messages'] }).content;
   const lastModel = [...turns].reverse().find((t) => t.model)?.model ?? null;
   if (finalAnswer === null && lastModel && lastModel.toolCalls === 0 && turns.at(-1)?.tools.length === 0) finalAnswer = lastModel.content;
@@ -248,6 +321,16 @@ function oneTrace(traceId: string, spans: OtelSpan[], format: string, fallbackTa
     rootExtra: root ? keep(root.attributes) : undefined,
     otherSpans,
   };
+}
+
+/** Nanoseconds since the epoch (a decimal string, number or {low, high}) as a bigint. */
+export function nanosOf(v: unknown): bigint | null {
+  if (v && typeof v === 'object' && typeof (v as { low?: unknown }).low === 'number' && typeof (v as { high?: unknown }).high === 'number') {
+    const { low, high } = v as { low: number; high: number };
+    return (BigInt(high >>> 0) << 32n) + BigInt(low >>> 0);
+  }
+  if (typeof v === 'number' && Number.isFinite(v) && v >= 0) return BigInt(Math.floor(v));
+  return typeof v === 'string' && /^\d+$/.test(v) ? BigInt(v) : null;
 }
 
 /** Nanoseconds since the epoch (a decimal string or number) as an ISO time (milliseconds kept). */

@@ -1,22 +1,26 @@
 import { isRecord, num, str } from './jsonText.js';
 import { ImportError } from './importError.js';
-import { hexId, parentId } from './otelIds.js';
-import { nanosToIso, otelConversations, type OtelSpan } from './otelSpans.js';
+import { hexId, idProblem, parentId } from './otelIds.js';
+import { nanosOf, nanosToIso, otelConversations, type OtelSpan } from './otelSpans.js';
 import type { TraceFormat } from './types.js';
 
 /** An OTLP AnyValue (`{stringValue}`, `{intValue}`, `{arrayValue: {values}}`, ...) as a plain value. */
 export function anyValue(v: unknown): unknown {
   if (!isRecord(v)) return v;
-  if ('stringValue' in v) return v['stringValue'];
-  if ('boolValue' in v) return v['boolValue'];
-  if ('intValue' in v) {
-    const n = v['intValue'];
+  // The spec's JSON mapping is lowerCamelCase; protobuf-to-JSON writers (Python's MessageToDict with
+  // preserving_proto_field_name) write the proto's snake_case names.
+  if ('stringValue' in v || 'string_value' in v) return pick(v, 'stringValue', 'string_value');
+  if ('boolValue' in v || 'bool_value' in v) return pick(v, 'boolValue', 'bool_value');
+  if ('intValue' in v || 'int_value' in v) {
+    const n = pick(v, 'intValue', 'int_value');
     return typeof n === 'string' && Number.isSafeInteger(Number(n)) ? Number(n) : n;
   }
-  if ('doubleValue' in v) return num(v['doubleValue']);
-  if ('bytesValue' in v) return v['bytesValue'];
-  if (isRecord(v['arrayValue'])) return ((v['arrayValue']['values'] as unknown[]) ?? []).map(anyValue);
-  if (isRecord(v['kvlistValue'])) return keyValues(v['kvlistValue']['values']);
+  if ('doubleValue' in v || 'double_value' in v) return num(pick(v, 'doubleValue', 'double_value'));
+  if ('bytesValue' in v || 'bytes_value' in v) return pick(v, 'bytesValue', 'bytes_value');
+  const array = pick(v, 'arrayValue', 'array_value');
+  if (isRecord(array)) return ((array['values'] as unknown[]) ?? []).map(anyValue);
+  const kvlist = pick(v, 'kvlistValue', 'kvlist_value');
+  if (isRecord(kvlist)) return keyValues(kvlist['values']);
   return null;
 }
 
@@ -51,7 +55,7 @@ export function otlpSpans(request: unknown, fileName: string): OtelSpan[] {
         if (!isRecord(sp)) continue;
         const traceId = hexId(pick(sp, 'traceId', 'trace_id'), 16);
         const spanId = hexId(pick(sp, 'spanId', 'span_id'), 8);
-        if (!traceId || !spanId) throw new ImportError('BAD_FORMAT', fileName, `span ${JSON.stringify(sp['name'] ?? '?')}: traceId/spanId missing or not hex`);
+        if (!traceId || !spanId) throw new ImportError('BAD_FORMAT', fileName, `span ${JSON.stringify(sp['name'] ?? '?')}: ${!traceId ? idProblem('traceId', pick(sp, 'traceId', 'trace_id')) : idProblem('spanId', pick(sp, 'spanId', 'span_id'))}`);
         const { status, message } = statusOf(sp['status']);
         out.push({
           traceId,
@@ -59,6 +63,7 @@ export function otlpSpans(request: unknown, fileName: string): OtelSpan[] {
           parentId: parentId(pick(sp, 'parentSpanId', 'parent_span_id')),
           name: str(sp['name']) ?? '',
           start: nanosToIso(pick(sp, 'startTimeUnixNano', 'start_time_unix_nano')),
+          startNanos: nanosOf(pick(sp, 'startTimeUnixNano', 'start_time_unix_nano')),
           end: nanosToIso(pick(sp, 'endTimeUnixNano', 'end_time_unix_nano')),
           attributes: keyValues(sp['attributes']),
           status,
@@ -92,5 +97,5 @@ export const otlpJson: TraceFormat = {
 /** A file's name without folders and extensions: the task id when the trace names none. */
 export function stem(fileName: string): string {
   const base = fileName.split(/[\\/]/).pop() ?? fileName;
-  return base.replace(/(\.(json|jsonl|traj|eval|ndjson))+$/i, '').replace(/[^A-Za-z0-9_.:-]/g, '_').replace(/^[^A-Za-z0-9]+/, '') || 'trace';
+  return base.replace(/(\.(json|jsonl|traj|eval|ndjson|log))+$/i, '').replace(/[^A-Za-z0-9_.:-]/g, '_').replace(/^[^A-Za-z0-9]+/, '') || 'trace';
 }

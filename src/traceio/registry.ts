@@ -42,8 +42,19 @@ export function sniffInput(bytes: Uint8Array, fileName: string): SniffInput {
     try {
       input.jsonLines = parseJsonLines(text, fileName);
       return input;
-    } catch {
-      // not JSON Lines after all: read it whole below
+    } catch (lines) {
+      // Not JSON Lines after all, or JSON Lines with one bad line: then that line is the error to name.
+      try {
+        input.json = parseJson(text, fileName);
+        return input;
+      } catch {
+        try {
+          input.jsonLines = parseJsonStream(text, fileName);
+          return input;
+        } catch {
+          throw lines;
+        }
+      }
     }
   }
   try {

@@ -1,6 +1,6 @@
 import { isRecord, num, str } from './jsonText.js';
 import { ImportError } from './importError.js';
-import { hexId, parentId } from './otelIds.js';
+import { hexId, idProblem, parentId } from './otelIds.js';
 import { stem } from './otlpJson.js';
 import { otelConversations, type OtelSpan } from './otelSpans.js';
 import type { SniffInput, TraceFormat } from './types.js';
@@ -67,7 +67,7 @@ function sdkSpan(v: Record<string, unknown>, fileName: string): OtelSpan {
   const ctx = v['context'] as Record<string, unknown>;
   const traceId = hexId(ctx['trace_id'] ?? ctx['traceId'], 16);
   const spanId = hexId(ctx['span_id'] ?? ctx['spanId'], 8);
-  if (!traceId || !spanId) throw new ImportError('BAD_FORMAT', fileName, `span ${JSON.stringify(v['name'])}: context.trace_id/span_id missing or unreadable`);
+  if (!traceId || !spanId) throw new ImportError('BAD_FORMAT', fileName, `span ${JSON.stringify(v['name'])}: ${!traceId ? idProblem('context.trace_id', ctx['trace_id'] ?? ctx['traceId']) : idProblem('context.span_id', ctx['span_id'] ?? ctx['spanId'])}`);
   const status = isRecord(v['status']) ? v['status'] : {};
   return {
     traceId,
@@ -117,7 +117,7 @@ function jaegerSpans(v: Record<string, unknown>, fileName: string): OtelSpan[] {
     (t['spans'] as unknown[]).filter(isRecord).map((s) => {
       const traceId = hexId(s['traceID'] ?? t['traceID'], 16);
       const spanId = hexId(s['spanID'], 8);
-      if (!traceId || !spanId) throw new ImportError('BAD_FORMAT', fileName, `Jaeger span ${JSON.stringify(s['operationName'])}: traceID/spanID missing`);
+      if (!traceId || !spanId) throw new ImportError('BAD_FORMAT', fileName, `Jaeger span ${JSON.stringify(s['operationName'])}: ${!traceId ? idProblem('traceID', s['traceID'] ?? t['traceID']) : idProblem('spanID', s['spanID'])}`);
       const refs = Array.isArray(s['references']) ? s['references'].filter(isRecord) : [];
       const parent = refs.find((r) => r['refType'] === 'CHILD_OF') ?? refs[0];
       const a = tags(s['tags']);
@@ -130,6 +130,7 @@ function jaegerSpans(v: Record<string, unknown>, fileName: string): OtelSpan[] {
         parentId: parentId(parent?.['spanID'] ?? s['parentSpanID']),
         name: str(s['operationName']) ?? '',
         start: start === null ? null : isoOf(start, 'us'),
+        startNanos: start === null || !Number.isSafeInteger(start) ? null : BigInt(start) * 1000n,
         end: start === null ? null : isoOf(start + duration, 'us'),
         attributes: a,
         status: failed ? 'error' : a['otel.status_code'] === 'OK' ? 'ok' : 'unset',
@@ -174,7 +175,7 @@ function phoenixSpan(v: Record<string, unknown>, fileName: string): OtelSpan {
   const ctx = isRecord(v['context']) ? v['context'] : { trace_id: v['context.trace_id'], span_id: v['context.span_id'] };
   const traceId = hexId(ctx['trace_id'], 16);
   const spanId = hexId(ctx['span_id'], 8);
-  if (!traceId || !spanId) throw new ImportError('BAD_FORMAT', fileName, `Phoenix span ${JSON.stringify(v['name'])}: context.trace_id/span_id missing`);
+  if (!traceId || !spanId) throw new ImportError('BAD_FORMAT', fileName, `Phoenix span ${JSON.stringify(v['name'])}: ${!traceId ? idProblem('context.trace_id', ctx['trace_id']) : idProblem('context.span_id', ctx['span_id'])}`);
   const attributes: Record<string, unknown> = isRecord(v['attributes']) ? flatten(v['attributes']) : {};
   for (const [k, x] of Object.entries(v)) if (k.startsWith('attributes.') && x !== null) attributes[k.slice('attributes.'.length)] = x;
   attributes['openinference.span.kind'] ??= v['span_kind'];

@@ -18,6 +18,29 @@ export function sweExitReason(status: string | null, hasAnswer: boolean): ExitRe
   return 'unknown';
 }
 
+const isDemo = (v: unknown) => v === true || v === 'True' || v === 'true';
+
+/** The first history message from `from` on whose `action` is the step's action (pairs by content, not index). */
+function matchingMessage(messages: Rec[], from: number, action: string): number {
+  const want = action.trim();
+  for (let j = from; j < messages.length; j++) if ((str(messages[j]!['action']) ?? '').trim() === want) return j;
+  return -1;
+}
+
+/** `replay_config.agent.model.name` (the config is stored as JSON text or as an object). */
+function replayModel(config: unknown): string | null {
+  let c = config;
+  if (typeof c === 'string') {
+    try {
+      c = JSON.parse(c);
+    } catch {
+      return null;
+    }
+  }
+  const agent = isRecord(c) && isRecord(c['agent']) ? c['agent'] : null;
+  return agent && isRecord(agent['model']) ? str(agent['model']['name']) : null;
+}
+
 /** SWE-agent `.traj`: trajectory[] steps (action, observation), info.exit_status, info.submission. */
 export const sweAgentTraj: TraceFormat = {
   label: 'SWE-agent trajectory (.traj)',
@@ -28,10 +51,14 @@ export const sweAgentTraj: TraceFormat = {
     const info = traj['info'] as Rec;
     const steps = (traj['trajectory'] as unknown[]).filter(isRecord);
     // The history's assistant messages name the tool and its JSON arguments when function calling was used.
-    const actions = (Array.isArray(traj['history']) ? traj['history'] : []).filter((m): m is Rec => isRecord(m) && m['role'] === 'assistant');
-    const turns: Turn[] = steps.map((step, i) => {
+    // Demonstrations (`is_demo`, put_demos_in_history) are not the run's; a step may have no message of its own.
+    const actions = (Array.isArray(traj['history']) ? traj['history'] : []).filter((m): m is Rec => isRecord(m) && m['role'] === 'assistant' && !isDemo(m['is_demo']));
+    let cursor = 0;
+    const turns: Turn[] = steps.map((step) => {
       const action = str(step['action']) ?? '';
-      const call = actions[i] ? toolCallsOf(actions[i]!)[0] : undefined;
+      const found = matchingMessage(actions, cursor, action);
+      if (found >= 0) cursor = found + 1;
+      const call = found >= 0 ? toolCallsOf(actions[found]!)[0] : undefined;
       const seconds = num(step['execution_time']);
       const tool = {
         ...emptyTool(call?.name ?? (action.trim().split(/\s+/)[0] || '(none)')),
@@ -58,7 +85,7 @@ export const sweAgentTraj: TraceFormat = {
       taskIdFrom: 'file',
       epoch: 0,
       traceId: null,
-      model: null,
+      model: replayModel(traj['replay_config']),
       startedAt: null,
       endedAt: null,
       finalAnswer: submission,

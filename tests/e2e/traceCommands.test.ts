@@ -46,6 +46,18 @@ describe('tracegate import', () => {
     expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(/nope\.json/);
   });
+
+  it('a bad JSON Lines line is exit 2 naming file:line; two OTLP files holding parts of one trace are written as one trace', async () => {
+    const out = tempDir();
+    const bad = await runCli(['import', path.join(FIXTURES, 'otlp', 'bad-line4.jsonl'), '--out', out]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/bad-line4\.jsonl:4: not valid JSON/);
+    const split = await runCli(['import', path.join(FIXTURES, 'otlp', 'split-part1.json'), path.join(FIXTURES, 'otlp', 'split-part2.json'), '--out', out]);
+    expect(split.code).toBe(0);
+    expect(readdirSync(out)).toEqual(['split-part1.e0.json']);
+    const trace = JSON.parse(readFileSync(path.join(out, 'split-part1.e0.json'), 'utf8')) as { spans: Array<{ kind: string }> };
+    expect(trace.spans.filter((s) => s.kind === 'llm')).toHaveLength(3);
+  });
 });
 
 describe('tracegate score', () => {
