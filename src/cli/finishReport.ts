@@ -13,8 +13,8 @@ import { formatTerminal } from '../reporters/terminal.js';
 import { completeness } from '../report/completeness.js';
 import { summaryMarkdownReporter } from '../reporters/summaryMarkdown.js';
 import type { Redactor } from '../schema/redact.js';
-import { GateRulesSchema, type GateRules } from '../schema/gate.js';
-import { readJsonFile } from '../schema/jsonFile.js';
+import { GATE_SCHEMA_VERSION, GateRulesSchema, type GateRules } from '../schema/gate.js';
+import { JsonFileError, readJsonFile } from '../schema/jsonFile.js';
 import type { RunReport } from '../schema/report.js';
 import { finalizeReport } from '../report/finalizeReport.js';
 import { EXIT } from './exitCodes.js';
@@ -51,6 +51,10 @@ export function addGateOptions(command: Command): Command {
 /** Flags override the gate file; with neither, the defaults of src/gate apply. */
 function resolveRules(flags: GateFlags, hasBaseline: boolean): { rules: GateRules; source: string } {
   const fromFile = flags.gate ? readJsonFile(flags.gate, GateRulesSchema, 'gate file') : {};
+  // Like every other tracegate file, a gate file says which format it is in; a bare object could be anything.
+  if (flags.gate && fromFile.schema_version === undefined) {
+    throw new JsonFileError(`${flags.gate}: field schema_version: missing; a gate file starts with "schema_version": "${GATE_SCHEMA_VERSION}"`);
+  }
   const fromFlags: GateRules = {
     ...(flags.minPassRate !== undefined ? { min_pass_rate: flags.minPassRate } : {}),
     ...(flags.maxDrop !== undefined ? { max_drop: flags.maxDrop } : {}),
