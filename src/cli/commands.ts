@@ -21,7 +21,7 @@ import { checkBaselineShares } from '../baseline/baselineOverlap.js';
 import { completeness } from '../report/completeness.js';
 import { finalizeReport } from '../report/finalizeReport.js';
 import { checkResumeSettings, runSettingsOf } from './runSettingsOf.js';
-import { checkOutputFolder } from '../runner/previousRun.js';
+import { checkOutputFolder, removeReports } from '../runner/previousRun.js';
 
 type Handle = (work: () => Promise<number>) => Promise<void>;
 
@@ -177,6 +177,8 @@ export function registerCompare(program: Command, handle: Handle): void {
         await Promise.all([adapterA.close?.(), adapterB.close?.()]);
         throw error;
       }
+      // B's previous report would sit beside A's new trials while A runs.
+      removeReports(outDir);
       process.stderr.write(`variant A (${variantA.name}) → ${path.relative(process.cwd(), aDir)}\n`);
       let reportA: Awaited<ReturnType<typeof runInto>>;
       let reportB: typeof reportA;
