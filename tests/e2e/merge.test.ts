@@ -91,6 +91,18 @@ describe('merge: shards joined into one report', () => {
     }
   }, 120_000);
 
+  it('refuses a baseline that shares no task id with the merged shards (another suite\'s), writing nothing', async () => {
+    const baseline = JSON.parse(readFileSync('baselines/demo.json', 'utf8')) as RunReport;
+    for (const task of baseline.tasks) task.id = `other_${task.id}`;
+    const file = path.join(tempDir(), 'other.json');
+    writeFileSync(file, JSON.stringify(baseline));
+    const out = path.join(tempDir(), 'merged');
+    const result = await runCli(['merge', ...shardDirs, '--out', out, '--baseline', file]);
+    expect(result.code, result.stderr).toBe(2);
+    expect(result.stderr).toMatch(/other\.json: it shares no task id with this run/);
+    expect(existsSync(path.join(out, 'report.json'))).toBe(false);
+  });
+
   it('a CI matrix wider than the suite: empty shards exit 0 with an empty output, and merge joins them', async () => {
     const dir = tempDir();
     const suite = path.join(dir, 's.jsonl');
