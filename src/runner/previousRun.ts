@@ -2,7 +2,6 @@ import { closeSync, existsSync, openSync, readdirSync, readSync, rmSync, statSyn
 import path from 'node:path';
 import { TEMP_FILE } from '../schema/atomicWrite.js';
 import { TracegateError } from '../schema/runError.js';
-import { journalEntries } from './journal.js';
 import { RUN_SETTINGS_FILE } from './runSettings.js';
 
 /**
@@ -52,12 +51,12 @@ export function removeReports(outDir: string): void {
 /** A fresh run's start: the previous run's journal, settings, reports and trace files go; other files stay. */
 export function clearPreviousRun(outDir: string): void {
   const journal = path.join(outDir, JOURNAL);
-  const listed = new Set<string>();
-  for (const entry of journalEntries(journal)) if (entry.trial.trace_file) listed.add(path.basename(entry.trial.trace_file));
+  // Every trace a journal lists is named this way (task ids are checked against the same pattern),
+  // so the journal need not be read: a 100k-trial one would cost seconds before the first trial.
   const traces = path.join(outDir, TRACES);
   if (existsSync(traces)) {
-    for (const name of readdirSync(traces)) {
-      if (listed.has(name) || TRACE_FILE.test(name) || TEMP_FILE.test(name)) rmSync(path.join(traces, name), { force: true });
+    for (const entry of readdirSync(traces, { withFileTypes: true })) {
+      if (entry.isFile() && (TRACE_FILE.test(entry.name) || TEMP_FILE.test(entry.name))) rmSync(path.join(traces, entry.name), { force: true });
     }
   }
   removeReports(outDir);
