@@ -76,9 +76,9 @@ export function addRunOptions(command: Command, { variant }: { variant: boolean 
     .option('--timeout <ms>', `per-task time limit in milliseconds (1 to ${MAX_TIMEOUT_MS}); a task over it is errored, provider retries stay within it`, timeoutMs, 300_000)
     .option('--max-steps <n>', 'step limit for tasks that set none (default 10)', positiveInt)
     .addOption(
-      new Option('--shard <i/n>', 'run only shard i of n (1-based), to split a suite across CI jobs; "auto" reads GitLab, Buildkite or CircleCI variables; join the outputs with `tracegate merge`').env('TRACEGATE_SHARD'),
+      new Option('--shard <i/n>', 'run only shard i of n (1-based), to split a suite across CI jobs; "auto" reads GitLab, Buildkite or CircleCI variables; join the outputs with `tracegate merge` (a shard with no task, in a matrix wider than the suite, writes an empty output and exits 0)').env('TRACEGATE_SHARD'),
     )
-    .option('--resume', 'keep the finished trials in --out and run only what is missing', false)
+    .option('--resume', 'keep the finished trials in --out and run only what is missing; refused (exit 2) when the agent, model, base URL, cassettes, policy, sandbox, variant, --max-steps or --timeout differ from the run that made them (run-settings.json)', false)
     .option('--tag <tag...>', 'run only tasks with one of these tags')
     .option('--grep <regex>', 'run only tasks whose id matches')
     .option('-q, --quiet', 'no per-task progress lines', false)
