@@ -47,6 +47,9 @@ export function anchorCommand(argv: string[], cwd: string, env: NodeJS.ProcessEn
 
 /** Builds (and for external agents starts) the adapter a resolved plan names. */
 export async function createAdapter(plan: SystemPlan, deps: AdapterDeps): Promise<Adapter> {
+  if (plan.model.kind === 'cassettes' && existsSync(plan.model.dir) && !statSync(plan.model.dir).isDirectory()) {
+    throw new AdapterConfigError(`--cassettes ${plan.model.dir}: not a folder (give the folder of <task_id>.json cassettes)`);
+  }
   if (plan.adapter === 'harness') {
     const m = plan.model;
     if (m.kind === 'cassettes' && !existsSync(m.dir)) throw new AdapterConfigError(`--cassettes ${m.dir}: folder not found`);

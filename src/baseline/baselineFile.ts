@@ -15,6 +15,12 @@ export function readReport(file: string): RunReport {
   }
   const parsed = RunReportSchema.safeParse(raw);
   if (!parsed.success) throw new JsonFileError(`${file}: ${zodProblem(parsed.error)}`);
+  // Two rows for one task would make the diff's per-task pairing ambiguous.
+  const seen = new Set<string>();
+  for (const [i, task] of parsed.data.tasks.entries()) {
+    if (seen.has(task.id)) throw new JsonFileError(`${file}: field tasks.${i}.id: task ${task.id} appears more than once`);
+    seen.add(task.id);
+  }
   return parsed.data;
 }
 

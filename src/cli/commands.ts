@@ -1,3 +1,4 @@
+import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { readReport, saveBaseline } from '../baseline/baselineFile.js';
@@ -16,6 +17,11 @@ import { ensureWritableDir } from './outputDir.js';
 import { addRunOptions, buildAdapter, prepareRun, runInto, type RunFlags } from './runCommand.js';
 import { checkCompareEpochsFlags, pairedEpochsAuto, type EpochsFlags } from './epochsAuto.js';
 import { loadVariant } from './variantOption.js';
+import { checkBaselineShares } from '../baseline/baselineOverlap.js';
+import { completeness } from '../report/completeness.js';
+import { finalizeReport } from '../report/finalizeReport.js';
+import { checkResumeSettings, runSettingsOf } from './runSettingsOf.js';
+import { checkOutputFolder, removeReports } from '../runner/previousRun.js';
 
 type Handle = (work: () => Promise<number>) => Promise<void>;
 
@@ -63,6 +69,7 @@ export function registerDiff(program: Command, handle: Handle): void {
       const baselineFile = diffBaseline(positional, flags.baseline);
       const report = readReport(reportFile);
       const gateInputs = loadGateInputs({ ...flags, baseline: baselineFile });
+      checkBaselineShares(report.tasks, gateInputs.baseline);
       const outDir = path.resolve(flags.out ?? path.dirname(reportFile));
       ensureWritableDir(outDir);
       return finishReport(report, outDir, flags, gateInputs, createRedactor());
@@ -88,10 +95,15 @@ export function registerBaseline(program: Command, handle: Handle): void {
     .argument('<report>', 'report.json of a run')
     .option('-n, --name <name>', 'baseline name', 'default')
     .option('--dir <dir>', 'baselines folder', 'baselines')
-    .action(async (reportFile: string, flags: { name: string; dir: string }) =>
+    .option('--allow-partial', 'also save an interrupted or partial report (fewer trials than planned); every later diff then compares against those trials only', false)
+    .action(async (reportFile: string, flags: { name: string; dir: string; allowPartial: boolean }) =>
       handle(async () => {
         if (!/^[A-Za-z0-9_.-]+$/.test(flags.name)) throw new CliError(`--name ${flags.name}: letters, digits, _ . - only`, EXIT.BAD_INPUT);
         const report = readReport(reportFile);
+        const { complete, notice } = completeness(report);
+        if (!complete && !flags.allowPartial) {
+          throw new CliError(`${reportFile}: a partial or interrupted report (${notice}); finish the run with --resume first, or pass --allow-partial to save it anyway`, EXIT.BAD_INPUT);
+        }
         const file = path.join(flags.dir, `${flags.name}.json`);
         saveBaseline(report, file);
         process.stdout.write(`saved ${file} (${report.tasks.length} tasks, pass rate ${report.summary.pass_rate === null ? 'n/a' : (report.summary.pass_rate * 100).toFixed(1) + '%'})\n`);
@@ -105,17 +117,27 @@ export function registerReport(program: Command, handle: Handle): void {
     .command('report')
     .description('re-render report.html from a stored report.json')
     .argument('<report>', 'report.json')
-    .option('-o, --out <file>', 'output HTML file (default: report.html beside the report)')
+    .option('-o, --out <file>', 'output HTML file (default: report.html beside the report); its folder is created if missing')
     .action(async (reportFile: string, flags: { out?: string }) =>
       handle(async () => {
-        const report = readReport(reportFile);
-        const target = path.resolve(flags.out ?? path.join(path.dirname(reportFile), 'report.html'));
+        // The page is redacted as a run redacts it: a report written elsewhere, or edited, may hold secrets.
+        const report = finalizeReport(readReport(reportFile), createRedactor());
+        const target = htmlTarget(reportFile, flags.out);
         // Trace paths in a report are relative to its own folder, wherever the page is written.
         await writeFileAtomic(target, await renderHtml(report, { traceRoot: path.dirname(path.resolve(reportFile)) }), { durable: true });
         process.stdout.write(`wrote ${path.relative(process.cwd(), target)}\n`);
         return EXIT.PASS;
       }),
     );
+}
+
+/** Where `report` writes its page: never over its input, never onto a folder; a missing folder is created. */
+function htmlTarget(reportFile: string, out: string | undefined): string {
+  const target = path.resolve(out ?? path.join(path.dirname(reportFile), 'report.html'));
+  if (target === path.resolve(reportFile)) throw new CliError(`--out ${out}: that is the input report; the HTML would replace it (give e.g. ${path.join(path.dirname(reportFile), 'report.html')})`, EXIT.BAD_INPUT);
+  if (existsSync(target) && statSync(target).isDirectory()) throw new CliError(`--out ${out}: a folder; give the HTML file's name, e.g. ${path.join(out!, 'report.html')}`, EXIT.BAD_INPUT);
+  ensureWritableDir(path.dirname(target));
+  return target;
 }
 
 export function registerCompare(program: Command, handle: Handle): void {
@@ -129,13 +151,14 @@ export function registerCompare(program: Command, handle: Handle): void {
   addGateOptions(command);
   command.addHelpText(
     'after',
-    '\nA runs into <out>/a, B into <out>; <out>/report.json is B with its diff against A.\n' +
+    '\nA runs into <out>/a, B into <out>; <out>/report.json is B with its diff against A (so compare takes no --baseline).\n' +
       '--epochs auto: A and B run in stages together; more trials go to both sides of the tasks whose trials still vary,\n' +
       'up to --max-epochs a side; --budget counts both sides\' model calls (3 epochs a side at 100 tasks: --budget 600).\n' +
       'See docs/statistics.md.\nExit codes: 0 gate passed, 1 gate failed (e.g. a regression), 2 bad input, 3 could not run.',
   );
   command.action(async (suites: string[], flags: RunFlags & { a: string; b: string }) =>
     handle(async () => {
+      if (flags.baseline !== undefined) throw new CliError(`compare takes no --baseline (${flags.baseline}): variant A is the baseline; to diff against a stored baseline, use run --baseline or diff`, EXIT.BAD_INPUT);
       checkCompareEpochsFlags(flags);
       const prepared = prepareRun(suites, flags);
       const variantA = loadVariant(flags.a);
@@ -146,6 +169,16 @@ export function registerCompare(program: Command, handle: Handle): void {
       const outDir = path.resolve(flags.out);
       const aDir = path.join(outDir, 'a');
       ensureWritableDir(aDir);
+      try {
+        for (const dir of [aDir, outDir]) checkOutputFolder(dir);
+        checkResumeSettings(aDir, runSettingsOf(flags, variantA, prepared, adapterA), flags.resume);
+        checkResumeSettings(outDir, runSettingsOf(flags, variantB, prepared, adapterB), flags.resume);
+      } catch (error) {
+        await Promise.all([adapterA.close?.(), adapterB.close?.()]);
+        throw error;
+      }
+      // B's previous report would sit beside A's new trials while A runs.
+      removeReports(outDir);
       process.stderr.write(`variant A (${variantA.name}) → ${path.relative(process.cwd(), aDir)}\n`);
       let reportA: Awaited<ReturnType<typeof runInto>>;
       let reportB: typeof reportA;

@@ -10,6 +10,7 @@ import { createRedactor } from '../schema/redact.js';
 import { CliError, EXIT } from './exitCodes.js';
 import { addGateOptions, finishReport, loadGateInputs, type GateFlags } from './finishReport.js';
 import { ensureWritableDir } from './outputDir.js';
+import { checkBaselineShares } from '../baseline/baselineOverlap.js';
 
 type Handle = (work: () => Promise<number>) => Promise<void>;
 
@@ -53,6 +54,7 @@ written, apart from timings. Exit codes: 0 gate passed, 1 gate failed, 2 bad inp
         if (error instanceof MergeError) throw new CliError(error.message, EXIT.BAD_INPUT);
         throw error;
       }
+      checkBaselineShares(merged.tasks, gateInputs.baseline);
       const outDir = path.resolve(flags.out);
       ensureWritableDir(outDir);
       copyTraces(shards, outDir);

@@ -20,14 +20,21 @@ export function nonNegativeInt(value: string): number {
   return n;
 }
 
-/** A rate as a fraction or a percentage: 0.8, 80%, 80. */
+/**
+ * A rate: a fraction from 0 to 1 (0.05) or a percentage with its sign (5%). A bare number above 1
+ * is refused rather than guessed at (is 1.5 150% or 1.5%?).
+ */
 export function rate(value: string): number {
-  const percent = value.endsWith('%');
-  const n = Number(percent ? value.slice(0, -1) : value);
-  if (!Number.isFinite(n) || n < 0) throw new InvalidArgumentError('expected a rate such as 0.8 or 80%');
-  const fraction = percent || n > 1 ? n / 100 : n;
-  if (fraction > 1) throw new InvalidArgumentError('a rate cannot exceed 100%');
-  return fraction;
+  const percent = value.trim().endsWith('%');
+  const text = percent ? value.trim().slice(0, -1) : value.trim();
+  const n = text === '' ? NaN : Number(text);
+  if (!Number.isFinite(n) || n < 0) throw new InvalidArgumentError('expected a fraction from 0 to 1 (e.g. 0.05) or a percentage (e.g. 5%)');
+  if (percent) {
+    if (n > 100) throw new InvalidArgumentError('a rate cannot exceed 100%');
+    return n / 100;
+  }
+  if (n > 1) throw new InvalidArgumentError(`${value} is above 1: give a fraction from 0 to 1 (e.g. ${n < 100 ? (n / 100).toString() : '0.05'}) or a percentage with its sign (e.g. ${value}%)`);
+  return n;
 }
 
 export function probability(value: string): number {

@@ -19,6 +19,9 @@ import { ensureWritableDir } from './outputDir.js';
 import { epochsOption, positiveInt, timeoutMs } from './parsers.js';
 import { checkEpochsFlags, epochCount, runEpochsAuto } from './epochsAuto.js';
 import { loadVariant, type LoadedVariant } from './variantOption.js';
+import { checkResumeSettings, runSettingsOf } from './runSettingsOf.js';
+import { checkOutputFolder } from '../runner/previousRun.js';
+import { checkBaselineShares } from '../baseline/baselineOverlap.js';
 
 export interface RunFlags extends GateFlags {
   out: string;
@@ -73,9 +76,9 @@ export function addRunOptions(command: Command, { variant }: { variant: boolean 
     .option('--timeout <ms>', `per-task time limit in milliseconds (1 to ${MAX_TIMEOUT_MS}); a task over it is errored, provider retries stay within it`, timeoutMs, 300_000)
     .option('--max-steps <n>', 'step limit for tasks that set none (default 10)', positiveInt)
     .addOption(
-      new Option('--shard <i/n>', 'run only shard i of n (1-based), to split a suite across CI jobs; "auto" reads GitLab, Buildkite or CircleCI variables; join the outputs with `tracegate merge`').env('TRACEGATE_SHARD'),
+      new Option('--shard <i/n>', 'run only shard i of n (1-based), to split a suite across CI jobs; "auto" reads GitLab, Buildkite or CircleCI variables; join the outputs with `tracegate merge` (a shard with no task, in a matrix wider than the suite, writes an empty output and exits 0)').env('TRACEGATE_SHARD'),
     )
-    .option('--resume', 'keep the finished trials in --out and run only what is missing', false)
+    .option('--resume', 'keep the finished trials in --out and run only what is missing; refused (exit 2) when the agent, model, base URL, cassettes, policy, sandbox, variant, --max-steps or --timeout differ from the run that made them (run-settings.json)', false)
     .option('--tag <tag...>', 'run only tasks with one of these tags')
     .option('--grep <regex>', 'run only tasks whose id matches')
     .option('-q, --quiet', 'no per-task progress lines', false)
@@ -107,10 +110,12 @@ function selectTasks(flags: RunFlags, tasks: Task[]) {
     } catch (error) {
       throw new CliError((error as Error).message, EXIT.BAD_INPUT);
     }
-    selected = selectShard(selected, shard.index, shard.total);
   }
-  if (selected.length === 0) throw new CliError('no task matches the selection (--tag, --grep, --shard)', EXIT.BAD_INPUT);
-  return { selected, shard };
+  if (selected.length === 0) throw new CliError(`no task matches the selection (${[flags.tag?.length ? '--tag' : null, flags.grep ? '--grep' : null].filter(Boolean).join(', ') || 'the suites are empty'})`, EXIT.BAD_INPUT);
+  const policyTasksOnly = selected.every((t) => t.toolCall !== null);
+  // A CI matrix wider than the suite leaves some shards empty: they write an empty shard output that merge joins.
+  if (shard) selected = selectShard(selected, shard.index, shard.total);
+  return { selected, shard, policyTasksOnly };
 }
 
 export interface PreparedRun {
@@ -119,14 +124,16 @@ export interface PreparedRun {
   suiteDefaults: { cassettes: string | null; policy: string | null; mcpServers: McpServerSpec[] | null };
   tasks: Task[];
   shard: { index: number; total: number } | null;
+  /** Every selected task of the whole run (all shards) is a policy task: the harness needs no model. */
+  policyTasksOnly: boolean;
   redactor: Redactor;
 }
 
 /** Loads and selects the tasks once; every error here is bad input (exit 2) and nothing is written yet. */
 export function prepareRun(suiteFiles: string[], flags: RunFlags): PreparedRun {
   const suites = loadSuites(suiteFiles);
-  const { selected, shard } = selectTasks(flags, suites.flatMap((s) => s.tasks));
-  return { suites, suiteDefaults: suiteDefaults(suites), tasks: selected, shard, redactor: createRedactor(process.env, secretsOf({ flags, env: process.env })) };
+  const { selected, shard, policyTasksOnly } = selectTasks(flags, suites.flatMap((s) => s.tasks));
+  return { suites, suiteDefaults: suiteDefaults(suites), tasks: selected, shard, policyTasksOnly, redactor: createRedactor(process.env, secretsOf({ flags, env: process.env })) };
 }
 
 /** Suites run together must agree on their header's cassettes and policy. */
@@ -142,14 +149,12 @@ function suiteDefaults(suites: LoadedSuite[]): PreparedRun['suiteDefaults'] {
 }
 
 /** The CLI's part of "which system runs": hand flags, environment, suite header and variant to the resolver. */
+export function systemRequest(flags: RunFlags, variant: LoadedVariant | null, prepared: PreparedRun): SystemRequest {
+  return { flags, env: process.env, suite: prepared.suiteDefaults, variant, policyTasksOnly: prepared.policyTasksOnly };
+}
+
 export async function buildAdapter(flags: RunFlags, variant: LoadedVariant | null, prepared: PreparedRun): Promise<Adapter> {
-  const request: SystemRequest = {
-    flags,
-    env: process.env,
-    suite: prepared.suiteDefaults,
-    variant,
-    policyTasksOnly: prepared.tasks.every((t) => t.toolCall !== null),
-  };
+  const request = systemRequest(flags, variant, prepared);
   const plan = resolveSystem(request);
   const errorPatterns = prepared.suites.flatMap((s) => s.header.errorPatterns).map((p) => ({ pattern: safeRegex(p.pattern), error_type: p.error_type }));
   return createAdapter(plan, { redactor: prepared.redactor, env: process.env, secrets: secretsOf(request), errorPatterns, concurrency: flags.concurrency });
@@ -184,6 +189,8 @@ export async function runInto(
       timeoutMs: flags.timeout,
       variant: variant ? { name: variant.name, file: variant.file } : null,
       resume,
+      settings: runSettingsOf(flags, variant, prepared, adapter),
+      selection: { tags: flags.tag?.length ? flags.tag : null, grep: flags.grep ?? null, max_steps: flags.maxSteps ?? null, timeout_ms: flags.timeout },
       signal: controller.signal,
       ...(viewerTraces && flags.html ? { viewerTraces } : {}),
       onProgress: flags.quiet
@@ -236,9 +243,17 @@ Exit codes: 0 gate passed, 1 gate failed, 2 bad input or usage, 3 could not run.
       checkEpochsFlags(flags);
       const variant = flags.variant ? loadVariant(flags.variant) : null;
       const gateInputs = loadGateInputs(flags);
+      checkBaselineShares(prepared.tasks, gateInputs.baseline);
       const adapter = await buildAdapter(flags, variant, prepared);
       const outDir = path.resolve(flags.out);
       ensureWritableDir(outDir);
+      try {
+        checkOutputFolder(outDir);
+        checkResumeSettings(outDir, runSettingsOf(flags, variant, prepared, adapter), flags.resume);
+      } catch (error) {
+        await adapter.close?.();
+        throw error;
+      }
       const viewerTraces = new ViewerTraces();
       const report = await runInto(prepared, flags, variant, outDir, adapter, viewerTraces);
       // --epochs auto spends alpha over its looks: the diff uses the level left for the last one.

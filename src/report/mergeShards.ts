@@ -27,6 +27,19 @@ function settingsOf(run: RunInfo) {
     epochs: String(run.epochs),
     shards: String(run.shard?.total ?? ''),
     tracegate_version: run.tracegate_version,
+    ...selectionOf(run),
+  };
+}
+
+/** --tag, --grep, --max-steps, --timeout: shards selected or limited differently are not one run. */
+function selectionOf(run: RunInfo) {
+  const s = run.selection;
+  const unknown = 'not recorded (an older tracegate)';
+  return {
+    '--tag': s ? (s.tags?.join(' ') ?? 'none') : unknown,
+    '--grep': s ? (s.grep ?? 'none') : unknown,
+    '--max-steps': s ? String(s.max_steps ?? 'default') : unknown,
+    '--timeout': s ? String(s.timeout_ms) : unknown,
   };
 }
 

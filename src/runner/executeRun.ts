@@ -1,4 +1,4 @@
-import { mkdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Adapter } from '../adapters/types.js';
 import { orchestrate, type TrialOutcome } from '../orchestrator/orchestrate.js';
@@ -13,6 +13,8 @@ import type { Task } from '../schema/task.js';
 import type { LoadedSuite } from '../suite/loadSuite.js';
 import { runHeader } from '../report/runHeader.js';
 import { finishedTrialKeys, journalLine, repairJournal } from './journal.js';
+import { checkOutputFolder, clearPreviousRun, removeReports } from './previousRun.js';
+import { RUN_SETTINGS_FILE, writeRunSettings, type RunSettings } from './runSettings.js';
 import { TrialWriter } from './trialWriter.js';
 import { taskRowsFromJournal } from './reportFromJournal.js';
 
@@ -34,6 +36,10 @@ export interface ExecuteOptions {
   trialsWanted?: (task: Task) => number;
   /** Packs each stored trace for report.html as it goes (while it has room). */
   viewerTraces?: ViewerTraces;
+  /** The settings that decide a trial's outcome, recorded in run-settings.json when a run starts (checked by --resume). */
+  settings?: RunSettings;
+  /** Which tasks were selected and the limits they ran under (merge compares them across shards). */
+  selection?: RunInfo['selection'];
 }
 
 export const TRACES_DIR = 'traces';
@@ -52,11 +58,14 @@ export async function executeRun(options: ExecuteOptions): Promise<RunReport> {
   const { outDir, redactor } = options;
   const journalFile = path.join(outDir, JOURNAL_FILE);
   mkdirSync(outDir, { recursive: true });
-  if (options.resume) repairJournal(journalFile);
-  else {
-    rmSync(path.join(outDir, TRACES_DIR), { recursive: true, force: true });
-    rmSync(journalFile, { force: true });
-  }
+  checkOutputFolder(outDir);
+  if (options.resume) {
+    repairJournal(journalFile);
+    // The previous report describes fewer trials than the folder is about to hold.
+    removeReports(outDir);
+  } else clearPreviousRun(outDir);
+  // A journal from before run-settings.json existed gets one now, so the next --resume is checked.
+  if (options.settings && !existsSync(path.join(outDir, RUN_SETTINGS_FILE))) writeRunSettings(outDir, options.settings);
   mkdirSync(path.join(outDir, TRACES_DIR), { recursive: true });
   // Half-written files of a run killed with -9 (the real files beside them are intact).
   for (const dir of [outDir, path.join(outDir, TRACES_DIR)]) removeOrphanedTempFiles(dir, isAlive);
@@ -116,6 +125,7 @@ export async function executeRun(options: ExecuteOptions): Promise<RunReport> {
     epochs: options.epochs,
     concurrency: options.concurrency,
     shard: options.shard,
+    ...(options.selection ? { selection: options.selection } : {}),
     interrupted: options.signal.aborted,
     trials_planned: total,
   };

@@ -120,6 +120,10 @@ export const RunInfoSchema = z.object({
   epochs: z.number().int().positive(),
   concurrency: z.number().int().positive(),
   shard: z.object({ index: z.number().int(), total: z.number().int() }).nullable(),
+  /** The task selection and limits of the run (--tag, --grep, --max-steps, --timeout); merge compares them across shards. */
+  selection: z
+    .object({ tags: z.array(z.string()).nullable(), grep: z.string().nullable(), max_steps: z.number().int().nullable(), timeout_ms: z.number().int() })
+    .optional(),
   interrupted: z.boolean(),
   /** Present when the run used --epochs auto (epochs is then the most any task could get). */
   adaptive: AdaptiveRunSchema.optional(),

@@ -154,7 +154,8 @@ function parseHeader(json: object, at: { file: string; line: number; baseDir: st
 export function loadSuite(file: string): LoadedSuite {
   const display = path.relative(process.cwd(), file) || file;
   if (!existsSync(file) || !statSync(file).isFile()) {
-    throw new SuiteError([{ file: display, line: 0, field: null, message: 'suite file not found' }]);
+    const what = !existsSync(file) ? 'suite file not found' : statSync(file).isDirectory() ? 'a folder, not a suite file (give its .jsonl file)' : 'not a regular file (give a .jsonl suite file)';
+    throw new SuiteError([{ file: display, line: 0, field: null, message: what }]);
   }
   // A byte-order mark (editors on Windows add one) is not part of the first task.
   const text = readFileSync(file, 'utf8').replace(/^\uFEFF/, '');

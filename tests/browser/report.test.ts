@@ -106,6 +106,16 @@ describe.skipIf(!CHROMIUM)('report.html in headless Chromium', () => {
     await page.close();
   });
 
+  it('a malformed #task= link (bad percent-encoding) starts the page without an error', async () => {
+    const page = await browser.newPage();
+    const seen = watch(page);
+    await page.goto(`${pathToFileURL(path.join(demoOut, 'report.html')).href}#task=%E0%A4%A`);
+    await page.waitForFunction(() => (window as unknown as { __tracegate?: { ready: boolean } }).__tracegate?.ready);
+    expect(seen.pageErrors).toEqual([]);
+    expect(await rowCount(page)).toBe(16);
+    await page.close();
+  });
+
   it('shows the baseline and current traces of a regressed task side by side', async () => {
     const out = tempDir();
     const result = await runCli(['compare', 'suites/demo.jsonl', '--a', 'suites/demo/variants/a.json', '--b', 'suites/demo/variants/b.json', '--out', out, '-q']);

@@ -82,4 +82,56 @@ describe('baselines, diff and gate from the CLI', () => {
     expect(all).toHaveLength(16);
     expect((await runCli(['run', 'suites/demo.jsonl', '--shard', '4/3'])).code).toBe(2);
   });
+
+  it('refuses a baseline that shares no task id with the run (another suite\'s): run before any trial, and diff', async () => {
+    const dir = tempDir();
+    const report = JSON.parse(readFileSync(path.join(out, 'report.json'), 'utf8'));
+    report.run.suites = [{ path: 'suites/other.jsonl', tasks: 16, sha256: 'f'.repeat(64) }];
+    for (const task of report.tasks) task.id = `other_${task.id}`;
+    const other = path.join(dir, 'other.json');
+    writeFileSync(other, JSON.stringify(report));
+
+    const runOut = path.join(dir, 'run');
+    const run = await runCli(['run', 'suites/demo.jsonl', '--baseline', other, '--out', runOut, '--no-html']);
+    expect(run.code, run.stderr).toBe(2);
+    expect(run.stderr).toMatch(/other\.json: it shares no task id with this run \(its 16 tasks are from suites\/other\.jsonl; this run has 16.*\): a different suite\?/);
+    expect(existsSync(path.join(runOut, 'results.jsonl'))).toBe(false);
+
+    const diff = await runCli(['diff', path.join(out, 'report.json'), other, '--out', path.join(dir, 'diff')]);
+    expect(diff.code, diff.stderr).toBe(2);
+    expect(diff.stderr).toMatch(/shares no task id/);
+    expect(existsSync(path.join(dir, 'diff', 'report.json'))).toBe(false);
+  });
+
+  it('baseline save refuses a partial or interrupted report unless --allow-partial', async () => {
+    const dir = tempDir();
+    const report = JSON.parse(readFileSync(path.join(out, 'report.json'), 'utf8'));
+    const partial = path.join(dir, 'partial.json');
+    writeFileSync(partial, JSON.stringify({ ...report, run: { ...report.run, trials_planned: 48 } }));
+    const interrupted = path.join(dir, 'interrupted.json');
+    writeFileSync(interrupted, JSON.stringify({ ...report, run: { ...report.run, interrupted: true } }));
+    for (const file of [partial, interrupted]) {
+      const refused = await runCli(['baseline', 'save', file, '--name', 'b', '--dir', path.join(dir, 'baselines')]);
+      expect(refused.code, refused.stderr).toBe(2);
+      expect(refused.stderr).toMatch(/a partial or interrupted report \((INCOMPLETE|INTERRUPTED): 16 of (48|16) trials ran.*--allow-partial/);
+      expect(existsSync(path.join(dir, 'baselines', 'b.json'))).toBe(false);
+    }
+    const allowed = await runCli(['baseline', 'save', partial, '--name', 'b', '--dir', path.join(dir, 'baselines'), '--allow-partial']);
+    expect(allowed.code, allowed.stderr).toBe(0);
+    expect(existsSync(path.join(dir, 'baselines', 'b.json'))).toBe(true);
+    expect((await runCli(['baseline', 'save', '--help'])).stdout).toMatch(/--allow-partial/);
+  });
+
+  it('rate flags take a fraction 0..1 or N%; a bare number above 1 is refused, not read as a percentage', async () => {
+    const report = path.join(out, 'report.json');
+    for (const value of ['1.01', '5', '80']) {
+      const result = await runCli(['diff', report, 'baselines/demo.json', '--max-error-rate', value, '--out', tempDir()]);
+      expect(result.code, value).toBe(2);
+      expect(result.stderr).toMatch(new RegExp(`${value} is above 1: give a fraction from 0 to 1 .* or a percentage with its sign \\(e\\.g\\. ${value}%\\)`));
+    }
+    const whole = await runCli(['diff', report, 'baselines/demo.json', '--min-pass-rate', '1', '--out', tempDir(), '--no-html']);
+    expect(whole.stdout).toMatch(/min_pass_rate\s+│\s+>= 100\.0%/);
+    const percent = await runCli(['diff', report, 'baselines/demo.json', '--min-pass-rate', '1.5%', '--out', tempDir(), '--no-html']);
+    expect(percent.stdout).toMatch(/min_pass_rate\s+│\s+>= 1\.5%/);
+  });
 });

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { RunReportSchema, type RunReport } from '../../src/schema/report.js';
@@ -70,6 +70,56 @@ describe('merge: shards joined into one report', () => {
       expect(existsSync(path.join(out, 'report.json'))).toBe(false);
     }
   }, 120_000);
+
+  it('refuses shards selected or limited differently (--tag, --grep, --max-steps, --timeout), naming the flag', async () => {
+    const [s1, s2, s3] = shardDirs as [string, string, string, string];
+    const variants: Array<[string[], RegExp]> = [
+      [['--tag', 'safety', 'basics', 'files', 'recovery', 'search', 'shell', 'tools'], /differ in --tag: safety basics files recovery search shell tools vs none/],
+      [['--grep', '.'], /differ in --grep: \. vs none/],
+      [['--max-steps', '3'], /differ in --max-steps: 3 vs default/],
+      [['--timeout', '60000'], /differ in --timeout: 60000 vs 300000/],
+    ];
+    const dirs = variants.map((_, i) => path.join(root, `selection-${i}`));
+    const runs = await Promise.all(variants.map(([flags], i) => runCli(['run', ...demo, '--shard', '4/4', ...flags, '--out', dirs[i]!])));
+    for (const run of runs) expect([0, 1], run.stderr).toContain(run.code);
+    for (const [i, [, message]] of variants.entries()) {
+      const out = path.join(tempDir(), 'merged');
+      const result = await runCli(['merge', s1, s2, s3, dirs[i]!, '--out', out]);
+      expect(result.code, result.stderr).toBe(2);
+      expect(result.stderr).toMatch(message);
+      expect(existsSync(path.join(out, 'report.json'))).toBe(false);
+    }
+  }, 120_000);
+
+  it('refuses a baseline that shares no task id with the merged shards (another suite\'s), writing nothing', async () => {
+    const baseline = JSON.parse(readFileSync('baselines/demo.json', 'utf8')) as RunReport;
+    for (const task of baseline.tasks) task.id = `other_${task.id}`;
+    const file = path.join(tempDir(), 'other.json');
+    writeFileSync(file, JSON.stringify(baseline));
+    const out = path.join(tempDir(), 'merged');
+    const result = await runCli(['merge', ...shardDirs, '--out', out, '--baseline', file]);
+    expect(result.code, result.stderr).toBe(2);
+    expect(result.stderr).toMatch(/other\.json: it shares no task id with this run/);
+    expect(existsSync(path.join(out, 'report.json'))).toBe(false);
+  });
+
+  it('a CI matrix wider than the suite: empty shards exit 0 with an empty output, and merge joins them', async () => {
+    const dir = tempDir();
+    const suite = path.join(dir, 's.jsonl');
+    writeFileSync(suite, ['a', 'b', 'c'].map((id) => JSON.stringify({ id, tool_call: { name: 'calculator', arguments: { expression: '1+1' } } })).join('\n') + '\n');
+    const outs = [1, 2, 3, 4, 5].map((i) => path.join(dir, `shard-${i}`));
+    const runs = await Promise.all(outs.map((out, i) => runCli(['run', suite, '--shard', `${i + 1}/5`, '--out', out, '--no-html', '-q'])));
+    for (const run of runs) expect(run.code, run.stderr).toBe(0);
+    expect(runs[4]!.stderr).toMatch(/shard 5\/5 has no task/);
+    expect(readReport(outs[4]!).tasks).toEqual([]);
+    const merged = await runCli(['merge', ...outs, '--out', path.join(dir, 'merged'), '--no-html']);
+    expect(merged.code, merged.stderr).toBe(0);
+    expect(readReport(path.join(dir, 'merged')).tasks.map((t) => t.id)).toEqual(['a', 'b', 'c']);
+    // A selection that matches nothing before sharding is still bad input.
+    const none = await runCli(['run', suite, '--shard', '1/5', '--grep', 'zzz', '--out', path.join(dir, 'none')]);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toMatch(/no task matches the selection \(--grep\)/);
+  });
 
   it('--shard auto takes the shard from CI variables (GitLab counts from 1, CircleCI from 0)', async () => {
     const gitlab = path.join(root, 'gitlab');

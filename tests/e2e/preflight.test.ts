@@ -1,7 +1,7 @@
-import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runCli, tempDir } from '../helpers/cli.js';
+import { ROOT, runCli, tempDir } from '../helpers/cli.js';
 
 /** One policy task (no model needed): a trial that ran leaves its trace and a journal line. */
 function oneTaskSuite(): string {
@@ -27,6 +27,20 @@ describe('fail before spending: every input is checked before the first trial', 
     }, /old\.json: field schema_version: "report\/v0" is not report\/v1/],
     ['a missing variant', (dir: string) => ['--variant', path.join(dir, 'variant.json')], /variant/],
     ['a missing policy', (dir: string) => ['--policy', path.join(dir, 'policy.json')], /policy\.json/],
+    ['a gate file without schema_version', (dir: string) => {
+      writeFileSync(path.join(dir, 'gate.json'), '{"min_pass_rate": 0.8}');
+      return ['--gate', path.join(dir, 'gate.json')];
+    }, /gate\.json: field schema_version: missing; a gate file starts with "schema_version": "gate\/v1"/],
+    ['a baseline with a task id twice', (dir: string) => {
+      const report = JSON.parse(readFileSync(path.join(ROOT, 'baselines/demo.json'), 'utf8'));
+      report.tasks.push(report.tasks[0]);
+      writeFileSync(path.join(dir, 'dup.json'), JSON.stringify(report));
+      return ['--baseline', path.join(dir, 'dup.json')];
+    }, /dup\.json: field tasks\.16\.id: task \S+ appears more than once/],
+    ['--cassettes naming a file, not a folder', (dir: string) => {
+      writeFileSync(path.join(dir, 'cassette.json'), '{}');
+      return ['--cassettes', path.join(dir, 'cassette.json')];
+    }, /--cassettes .*cassette\.json: not a folder/],
     ['an output folder that is a file', (dir: string) => {
       writeFileSync(path.join(dir, 'file'), '');
       return ['--out', path.join(dir, 'file', 'out')];
@@ -51,6 +65,16 @@ describe('fail before spending: every input is checked before the first trial', 
     const result = await runCli(['compare', 'suites/demo.jsonl', '--a', 'suites/demo/variants/a.json', '--b', 'suites/demo/variants/b.json', '--gate', path.join(dir, 'gate.json'), '--out', out]);
     expect(result.code).toBe(2);
     expect(existsSync(path.join(out, 'a'))).toBe(false);
+  });
+
+  it('a suite argument that is a folder or a device says so, not "not found"', async () => {
+    const dir = tempDir();
+    const folder = await runCli(['run', dir, '--out', path.join(dir, 'out')]);
+    expect(folder.code).toBe(2);
+    expect(folder.stderr).toMatch(/a folder, not a suite file/);
+    const device = await runCli(['run', '/dev/null', '--out', path.join(dir, 'out')]);
+    expect(device.code).toBe(2);
+    expect(device.stderr).toMatch(/not a regular file/);
   });
 
   it('the same inputs, valid, do run', async () => {

@@ -474,7 +474,11 @@
   documentParsed.then(function () { setTimeout(drawChartsLater, 0); });
   function openFromHash() {
     var wanted = /^#task=(.+)$/.exec(location.hash);
-    if (wanted) openTask(decodeURIComponent(wanted[1]));
+    if (!wanted) return;
+    // A hand-edited or truncated link (#task=%E0%A4%A) is not valid percent-encoding: use it as written.
+    var id;
+    try { id = decodeURIComponent(wanted[1]); } catch (_) { id = wanted[1]; }
+    openTask(id);
   }
   window.addEventListener('hashchange', openFromHash);
   openFromHash();
