@@ -115,7 +115,11 @@ export async function finishReport(
   if (baseline) {
     diffed.diff = diffReports(report, baseline.report, path.relative(process.cwd(), baseline.file) || baseline.file, rules.alpha ?? 0.05, baseline.traceDir);
   }
-  const gate = evaluateGate(diffed, rules, source);
+  // A CI matrix wider than the suite: this shard's empty output is for merge, whose report the gate
+  // judges; its own report applies no rule (rules on no task would fail, and the exit says it did not).
+  const shard = report.run.shard;
+  const emptyShard = shard !== null && shard !== undefined && report.tasks.length === 0 && !report.run.merged_from && completeness(report).complete;
+  const gate = emptyShard ? evaluateGate(diffed, {}, 'none: an empty shard; tracegate merge gates the whole run') : evaluateGate(diffed, rules, source);
   const finished = finalizeReport({ ...diffed, gate }, redactor);
 
   const reporters = [jsonReporter, junitReporter, summaryMarkdownReporter, ...(flags.html ? [htmlReporter(viewerTraces)] : [])];
@@ -129,9 +133,7 @@ export async function finishReport(
   for (const failure of failures) process.stderr.write(`reporter failed: ${failure}\n`);
 
   const judged = finished.summary.passed + finished.summary.failed;
-  const shard = finished.run.shard;
-  if (shard && finished.tasks.length === 0 && !finished.run.merged_from && completeness(finished).complete) {
-    // A CI matrix wider than the suite: this shard's empty output is for merge, whose report the gate judges.
+  if (emptyShard) {
     process.stderr.write(`shard ${shard.index}/${shard.total} has no task (the run has fewer tasks than shards): wrote its empty output for tracegate merge\n`);
     return EXIT.PASS;
   }

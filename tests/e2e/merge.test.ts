@@ -112,6 +112,8 @@ describe('merge: shards joined into one report', () => {
     for (const run of runs) expect(run.code, run.stderr).toBe(0);
     expect(runs[4]!.stderr).toMatch(/shard 5\/5 has no task/);
     expect(readReport(outs[4]!).tasks).toEqual([]);
+    // Its own report applies no rule and says why: no 'gate failed' beside an exit 0.
+    expect(readReport(outs[4]!).gate).toMatchObject({ passed: true, rules: {}, results: [], source: 'none: an empty shard; tracegate merge gates the whole run' });
     const merged = await runCli(['merge', ...outs, '--out', path.join(dir, 'merged'), '--no-html']);
     expect(merged.code, merged.stderr).toBe(0);
     expect(readReport(path.join(dir, 'merged')).tasks.map((t) => t.id)).toEqual(['a', 'b', 'c']);
