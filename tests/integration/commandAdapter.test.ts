@@ -127,6 +127,40 @@ describe('command adapter', () => {
     expect(tasks['messages_file']!.status).toBe('passed');
   });
 
+  it('a trace file that is a FIFO, a link (to /dev/zero or to another file), a folder or garbage is AGENT_OUTPUT_INVALID, never read through or quoted', async () => {
+    const agent = [
+      'import json, os, sys',
+      'task = json.load(sys.stdin)',
+      'tf, case = task["trace_file"], task["task_id"]',
+      'if case == "fifo": os.mkfifo(tf)',
+      'elif case == "dev_zero": os.symlink("/dev/zero", tf)',
+      'elif case == "link": os.symlink(os.environ["SECRET_FILE"], tf)',
+      'elif case == "folder": os.mkdir(tf)',
+      'elif case == "garbage": open(tf, "w").write("MARKER-GARBAGE-0123 not json")',
+      'print("fine")',
+    ].join('\n');
+    const tasks = ['fifo', 'dev_zero', 'link', 'folder', 'garbage'].map((id) => ({ id, prompt: 'hi', timeout_ms: 20000, expected_contains: ['fine'] }));
+    const t = setup(agent, tasks);
+    const secretFile = path.join(t.dir, 'secret.json');
+    writeFileSync(secretFile, JSON.stringify([{ role: 'user', content: 'MARKER-SECRET-4567' }, { role: 'assistant', content: 'MARKER-SECRET-4567' }]));
+    const result = await runCli(['run', t.suite, '--agent-cmd', t.cmd, '--agent-env', 'SECRET_FILE', '--out', t.out, '--no-html'], { env: { ...offline, SECRET_FILE: secretFile } });
+    expect(result.code).toBe(1);
+    const byId = Object.fromEntries(report(t.out).tasks.map((x) => [x.id, x]));
+    const expected: Record<string, RegExp> = {
+      fifo: /is a FIFO, not a regular file/,
+      dev_zero: /is a symbolic link/,
+      link: /is a symbolic link/,
+      folder: /is a directory, not a regular file/,
+      garbage: /is not JSON: a syntax error/,
+    };
+    for (const [id, problem] of Object.entries(expected)) {
+      expect(byId[id], id).toMatchObject({ status: 'failed', failure_reason: 'AGENT_OUTPUT_INVALID' });
+      expect(byId[id]!.evidence[0]!.detail, id).toMatch(problem);
+    }
+    const written = readFileSync(path.join(t.out, 'report.json'), 'utf8') + [byId['link']!, byId['garbage']!].flatMap((x) => x.trials).map((x) => readFileSync(path.join(t.out, x.trace_file!), 'utf8')).join('');
+    expect(written).not.toMatch(/MARKER-(SECRET|GARBAGE)/);
+  });
+
   it('a suite-level error pattern gives a plain-text tool result its error_type', async () => {
     const agent = [
       'import json, sys',
