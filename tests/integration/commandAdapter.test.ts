@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCli, tempDir } from '../helpers/cli.js';
@@ -53,6 +53,15 @@ describe('command adapter', () => {
     expect(piped.code).toBe(2);
     expect(piped.stderr).toMatch(/"\|" is shell syntax, and tracegate runs no shell/);
     expect(existsSync(path.join(t.out, 'report.json'))).toBe(false);
+  });
+
+  it('a command that exists but cannot be started (not executable) is errored AGENT_SPAWN_FAILED, not ADAPTER_CRASH', async () => {
+    const t = setup('print(1)', [{ id: 'no_exec', prompt: 'hi', expected_contains: ['1'] }]);
+    const script = path.join(t.dir, 'agent.py');
+    chmodSync(script, 0o644);
+    const result = await runCli(['run', t.suite, '--agent-cmd', script, '--out', t.out, '--no-html'], { env: offline });
+    expect(result.code).toBe(3);
+    expect(report(t.out).tasks[0]!.trials[0]!.error).toMatchObject({ code: 'AGENT_SPAWN_FAILED', message: expect.stringMatching(/could not start .*EACCES/) });
   });
 
   it('a crash is a failure of the agent (AGENT_CRASH, harness layer) with stderr as evidence', async () => {
