@@ -33,7 +33,7 @@ export async function createExternalAdapter(plan: Exclude<SystemPlan, { adapter:
   const { info, proxy } = externalModel(plan.model, deps.redactor, deps.concurrency ?? 4);
   await proxy.start();
   // One OTLP receiver per run, next to the proxy: spans of instrumented agents join their trial's trace.
-  const otlp = await startOtlpReceiver().catch(async (error: unknown) => {
+  const otlp = await startOtlpReceiver({ openTracesOnly: true }).catch(async (error: unknown) => {
     await proxy.close();
     throw error;
   });

@@ -170,6 +170,31 @@ describe('command adapter', () => {
     expect(written).not.toMatch(/MARKER-(SECRET|GARBAGE)/);
   });
 
+  it('OTLP spans under another trace id are dropped; past the per-trial cap they are dropped and counted on the root span', async () => {
+    const agent = [
+      "let input = '';",
+      "process.stdin.on('data', (c) => (input += c)).on('end', async () => {",
+      '  const inp = JSON.parse(input);',
+      '  const post = async (traceId, from, n) => {',
+      "    const spans = Array.from({ length: n }, (_, i) => ({ traceId, spanId: (from + i).toString(16).padStart(16, '0'), parentSpanId: inp.traceparent.split('-')[2], name: 'execute_tool', startTimeUnixNano: '1700000000000000000', endTimeUnixNano: '1700000000100000000', attributes: [{ key: 'gen_ai.operation.name', value: { stringValue: 'execute_tool' } }, { key: 'gen_ai.tool.name', value: { stringValue: traceId === inp.trace_id ? 'lookup' : 'foreign' } }] }));",
+      "    await (await fetch(inp.otlp_endpoint + '/v1/traces', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ resourceSpans: [{ scopeSpans: [{ spans }] }] }) })).text();",
+      '  };',
+      "  await post('5'.repeat(32), 1, 100);",
+      '  await post(inp.trace_id, 1, 10000);',
+      '  await post(inp.trace_id, 10001, 10005);',
+      "  console.log('ok');",
+      '});',
+    ].join('\n');
+    const t = setup('', [{ id: 'floods_otlp', prompt: 'hi', timeout_ms: 60000, expected_contains: ['ok'], expected_tools: ['lookup'] }]);
+    writeFileSync(path.join(t.dir, 'agent.js'), agent);
+    const result = await runCli(['run', t.suite, '--agent-cmd', `node ${path.join(t.dir, 'agent.js')}`, '--out', t.out, '--no-html'], { env: offline });
+    expect(result.code, result.stderr).toBe(0);
+    const spans = trace(t.out, report(t.out).tasks[0]!.trials[0]!.trace_file!).spans;
+    expect(spans.find((s) => s.kind === 'agent')!.attributes['agent.otlp_spans_dropped']).toBe(5);
+    expect(spans.filter((s) => s.kind === 'tool')).toHaveLength(20_000);
+    expect(spans.some((s) => s.attributes['gen_ai.tool.name'] === 'foreign')).toBe(false);
+  });
+
   it('a suite-level error pattern gives a plain-text tool result its error_type', async () => {
     const agent = [
       'import json, sys',
