@@ -1,5 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { CaptureProxy, TrialChannel } from '../capture/captureProxy.js';
 import type { OtlpReceiver } from '../capture/otlpReceiver.js';
@@ -14,6 +13,7 @@ import { ATTR } from '../schema/traceVocabulary.js';
 import { readTraceFile } from './agentOutput.js';
 import { assembleTrace, type TrialEvidence } from './assembleTrace.js';
 import { checkedTrace } from './checkedTrace.js';
+import { createRunDir } from '../orchestrator/workspaces.js';
 import type { AdapterRunContext } from './types.js';
 
 /** What the command and HTTP adapters share: the proxy, the model label, limits and rules. */
@@ -55,7 +55,8 @@ export interface ExternalTrial {
 
 export async function openExternalTrial(task: Task, ctx: AdapterRunContext, options: ExternalAgentOptions): Promise<ExternalTrial> {
   const limit = task.timeoutMs ?? options.runTimeoutMs;
-  const scratch = await mkdtemp(path.join(tmpdir(), 'tracegate-agent-'));
+  // Named as a run folder of this process, so a later run removes it if this one is killed.
+  const scratch = await createRunDir();
   const agentTimeoutMs = Math.max(1, limit - Math.min(2_000, Math.max(250, Math.floor(limit * 0.2))));
   // The proxy retries provider faults until a little before the agent's own limit, so an outage is
   // the trial's PROVIDER_ERROR (an error), not the agent's timeout (a failure).

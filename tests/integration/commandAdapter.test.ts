@@ -1,6 +1,7 @@
-import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { cleanOrphanedWorkspaces } from '../../src/orchestrator/workspaces.js';
 import { runCli, tempDir } from '../helpers/cli.js';
 import { FakeOpenAIServer } from '../helpers/openaiServer.js';
 
@@ -193,6 +194,31 @@ describe('command adapter', () => {
     expect(spans.find((s) => s.kind === 'agent')!.attributes['agent.otlp_spans_dropped']).toBe(5);
     expect(spans.filter((s) => s.kind === 'tool')).toHaveLength(20_000);
     expect(spans.some((s) => s.attributes['gen_ai.tool.name'] === 'foreign')).toBe(false);
+  });
+
+  it("the agent's scratch folder of a run killed with -9 is an orphan the next run removes", async () => {
+    const agent = [
+      'import json, os, sys, time',
+      'task = json.load(sys.stdin)',
+      'open(os.environ["PIDS_FILE"] + ".tmp", "w").write(f"{os.getpid()} {task[\'trace_file\']}")',
+      'os.rename(os.environ["PIDS_FILE"] + ".tmp", os.environ["PIDS_FILE"])',
+      'time.sleep(60)',
+    ].join('\n');
+    const t = setup(agent, [{ id: 'killed', prompt: 'hi', timeout_ms: 60000, expected_contains: ['x'] }]);
+    const tmp = tempDir();
+    const pidsFile = path.join(t.dir, 'pids');
+    let runPid = 0;
+    const run = runCli(['run', t.suite, '--agent-cmd', t.cmd, '--agent-env', 'PIDS_FILE', '--out', t.out, '--no-html'], { env: { ...offline, PIDS_FILE: pidsFile, TMPDIR: tmp }, onSpawn: (pid) => (runPid = pid) });
+    for (let i = 0; i < 300 && !existsSync(pidsFile); i++) await new Promise((r) => setTimeout(r, 100));
+    const [agentPid, traceFile] = readFileSync(pidsFile, 'utf8').split(' ');
+    process.kill(runPid, 'SIGKILL');
+    await run;
+    process.kill(-Number(agentPid), 'SIGKILL'); // its process group: a -9 leaves it no one to kill it
+    const scratch = path.dirname(traceFile!);
+    expect(path.dirname(scratch)).toBe(realpathSync(tmp));
+    expect(existsSync(scratch)).toBe(true);
+    expect(await cleanOrphanedWorkspaces(tmp)).toContain(scratch);
+    expect(existsSync(scratch)).toBe(false);
   });
 
   it('a suite-level error pattern gives a plain-text tool result its error_type', async () => {
