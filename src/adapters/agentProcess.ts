@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { dropCutToken } from '../schema/redact.js';
 
 /** How much of an agent's output is kept; the rest is drained and counted, never buffered. */
 export const STDOUT_CAP_BYTES = 1024 * 1024;
@@ -86,7 +87,7 @@ export function runAgentProcess(spec: AgentProcessSpec): Promise<AgentProcessRes
         timedOut,
         spawnError,
         // A cut answer loses its last, possibly partial, token: no half secret for redaction to miss.
-        stdout: stdoutBytes > STDOUT_CAP_BYTES ? stdout.subarray(0, keep).toString('utf8').replace(/\S+$/, '') : stdout.subarray(0, keep).toString('utf8'),
+        stdout: stdoutBytes > STDOUT_CAP_BYTES ? dropCutToken(stdout.subarray(0, keep).toString('utf8'), 'end') : stdout.subarray(0, keep).toString('utf8'),
         stdoutBytes,
         stdoutTruncated: stdoutBytes > STDOUT_CAP_BYTES,
         stderrTail: stderr.toString('utf8'),

@@ -1,4 +1,5 @@
 import { setTimeout as delay } from 'node:timers/promises';
+import { dropCutToken } from '../schema/redact.js';
 import { TracegateError } from '../schema/runError.js';
 import { retryDelayMs } from '../capture/upstream.js';
 import { AGENT_ATTR, type AgentOutcome } from '../schema/agentIo.js';
@@ -115,7 +116,7 @@ async function answerOf(response: Response, signal: AbortSignal): Promise<HttpAn
   return {
     status: response.status,
     // A cut body loses its last, possibly partial, token: no half secret for redaction to miss.
-    body: truncated ? kept.replace(/\S+$/, '') : kept,
+    body: truncated ? dropCutToken(kept, 'end') : kept,
     bytes: bytes.length,
     truncated,
     problem: broke ? `HTTP ${response.status}, then the body broke off after ${bytes.length} bytes: ${broke}` : null,
