@@ -49,7 +49,7 @@ export async function createExternalAdapter(plan: Exclude<SystemPlan, { adapter:
   };
   const adapter =
     plan.adapter === 'command'
-      ? createCommandAdapter({ ...shared, argv, passEnv: plan.passEnv, parentEnv: deps.env, secrets: deps.secrets })
+      ? createCommandAdapter({ ...shared, argv, passEnv: plan.passEnv, sandbox: plan.sandbox, parentEnv: deps.env, secrets: deps.secrets })
       : createHttpAdapter({ ...shared, url: plan.url, headers: plan.headers });
   return { ...adapter, run: adapter.run.bind(adapter), close: async () => {
       await Promise.all([proxy.close(), otlp.close()]);

@@ -1,6 +1,7 @@
-import { chmodSync, existsSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { probeBubblewrap } from '../../harness/index.js';
 import { cleanOrphanedWorkspaces } from '../../src/orchestrator/workspaces.js';
 import { runCli, tempDir } from '../helpers/cli.js';
 import { FakeOpenAIServer } from '../helpers/openaiServer.js';
@@ -83,12 +84,45 @@ describe('command adapter', () => {
     ].join('\n');
     const t = setup(agent, [{ id: 'hangs', prompt: 'hi', timeout_ms: 5000, expected_contains: ['x'] }]);
     const pidsFile = path.join(t.dir, 'pids');
-    const result = await runCli(['run', t.suite, '--agent-cmd', t.cmd, '--agent-env', 'PIDS_FILE', '--out', t.out, '--no-html'], { env: { ...offline, PIDS_FILE: pidsFile } });
+    const result = await runCli(['run', t.suite, '--agent-cmd', t.cmd, '--agent-env', 'PIDS_FILE', '--sandbox', 'process', '--out', t.out, '--no-html'], { env: { ...offline, PIDS_FILE: pidsFile } });
     expect(report(t.out).tasks[0]).toMatchObject({ status: 'failed', failure_reason: 'AGENT_TIMEOUT', failure_layer: 'harness' });
     expect(result.code).toBe(1);
     // (a generous limit: on a loaded machine Python may need a second or more before it writes its pids)
     const pids = readFileSync(pidsFile, 'utf8').split(' ').map(Number);
     expect(await survivors(pids)).toEqual([]);
+  });
+
+  it.skipIf(!probeBubblewrap().ok)('under bubblewrap the agent sees no process outside its own (not tracegate\'s environment) and a double-forked daemon dies with it', async () => {
+    const marker = `tracegate-daemon-marker-${process.pid}-${Date.now()}`;
+    const agent = [
+      'import json, os, subprocess, sys, time',
+      'sys.stdin.read()',
+      'if os.fork() == 0:',
+      '    os.setsid()',
+      '    if os.fork() == 0:',
+      `        os.execvp("python3", ["python3", "-c", "import time; time.sleep(60)", "${marker}"])`,
+      '    os._exit(0)',
+      'time.sleep(0.3)',
+      'environ = open(f"/proc/{os.getppid()}/environ", "rb").read()',
+      'others = [p for p in os.listdir("/proc") if p.isdigit()]',
+      'print("tracegate env seen" if b"HOST_ONLY_MARKER" in environ else f"no outside env; {len(others)} processes")',
+    ].join('\n');
+    const t = setup(agent, [{ id: 'daemonizes', prompt: 'hi', expected_contains: ['no outside env'] }]);
+    const result = await runCli(['run', t.suite, '--agent-cmd', t.cmd, '--out', t.out, '--no-html'], { env: { ...offline, HOST_ONLY_MARKER: 'host-only-value' } });
+    expect(result.code, result.stdout).toBe(0);
+    const run = JSON.parse(readFileSync(path.join(t.out, 'report.json'), 'utf8')) as { run: { sandbox: string; sandbox_reason: string } };
+    expect(run.run.sandbox).toBe('bubblewrap pid namespace');
+    const withMarker = () => readdirSync('/proc').filter((p) => /^\d+$/.test(p) && alive(Number(p)) && (() => { try { return readFileSync(`/proc/${p}/cmdline`, 'utf8').includes(marker); } catch { return false; } })());
+    for (let i = 0; i < 30 && withMarker().length > 0; i++) await new Promise((r) => setTimeout(r, 100));
+    expect(withMarker()).toEqual([]);
+  });
+
+  it('with --sandbox process the agent runs as a plain process group, and the report says so', async () => {
+    const t = setup('import sys\nsys.stdin.read()\nprint("the answer is 42")\n', [{ id: 'plain', prompt: 'hi', expected_contains: ['42'] }]);
+    const result = await runCli(['run', t.suite, '--agent-cmd', t.cmd, '--sandbox', 'process', '--out', t.out, '--no-html'], { env: offline });
+    expect(result.code).toBe(0);
+    const run = JSON.parse(readFileSync(path.join(t.out, 'report.json'), 'utf8')) as { run: { sandbox: string; sandbox_reason: string } };
+    expect(run.run).toMatchObject({ sandbox: 'process group', sandbox_reason: expect.stringMatching(/--sandbox process/) });
   });
 
   it('a child that outlives the agent is killed when the agent exits, and does not hold the trial open', async () => {
@@ -101,7 +135,7 @@ describe('command adapter', () => {
     ].join('\n');
     const t = setup(agent, [{ id: 'forks', prompt: 'hi', expected_contains: ['42'] }]);
     const pidsFile = path.join(t.dir, 'pids');
-    const result = await runCli(['run', t.suite, '--agent-cmd', t.cmd, '--agent-env', 'PIDS_FILE', '--out', t.out, '--no-html'], { env: { ...offline, PIDS_FILE: pidsFile } });
+    const result = await runCli(['run', t.suite, '--agent-cmd', t.cmd, '--agent-env', 'PIDS_FILE', '--sandbox', 'process', '--out', t.out, '--no-html'], { env: { ...offline, PIDS_FILE: pidsFile } });
     expect(result.code).toBe(0);
     expect(await survivors([Number(readFileSync(pidsFile, 'utf8'))])).toEqual([]);
   });
@@ -208,7 +242,7 @@ describe('command adapter', () => {
     const tmp = tempDir();
     const pidsFile = path.join(t.dir, 'pids');
     let runPid = 0;
-    const run = runCli(['run', t.suite, '--agent-cmd', t.cmd, '--agent-env', 'PIDS_FILE', '--out', t.out, '--no-html'], { env: { ...offline, PIDS_FILE: pidsFile, TMPDIR: tmp }, onSpawn: (pid) => (runPid = pid) });
+    const run = runCli(['run', t.suite, '--agent-cmd', t.cmd, '--agent-env', 'PIDS_FILE', '--sandbox', 'process', '--out', t.out, '--no-html'], { env: { ...offline, PIDS_FILE: pidsFile, TMPDIR: tmp }, onSpawn: (pid) => (runPid = pid) });
     for (let i = 0; i < 300 && !existsSync(pidsFile); i++) await new Promise((r) => setTimeout(r, 100));
     const [agentPid, traceFile] = readFileSync(pidsFile, 'utf8').split(' ');
     process.kill(runPid, 'SIGKILL');
