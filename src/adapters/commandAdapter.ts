@@ -8,8 +8,8 @@ import { redactedTail } from './redactedTail.js';
 import { openExternalTrial, type ExternalAgentOptions } from './externalTrial.js';
 import { AGENT_RUN_ERROR } from './runErrorCodes.js';
 import { trialEnvironment } from './trialEnvironment.js';
-import { chooseSandbox, SandboxUnavailableError, type SandboxChoice, type SandboxRequest } from '../../harness/index.js';
-import { AdapterConfigError, type Adapter, type AdapterRunContext } from './types.js';
+import { chooseRunSandbox, type SandboxRequest } from './harnessAdapter.js';
+import type { Adapter, AdapterRunContext } from './types.js';
 
 export interface CommandAdapterOptions extends ExternalAgentOptions {
   argv: string[];
@@ -33,13 +33,7 @@ export class AgentSpawnError extends TracegateError {
 
 /** Any program as the system under test: agent-input/v1 on stdin, the answer on stdout. */
 export function createCommandAdapter(options: CommandAdapterOptions): Adapter {
-  let choice: SandboxChoice;
-  try {
-    choice = chooseSandbox(options.sandbox ?? 'auto');
-  } catch (error) {
-    if (error instanceof SandboxUnavailableError) throw new AdapterConfigError(error.message);
-    throw error;
-  }
+  const choice = chooseRunSandbox(options.sandbox ?? 'auto');
   return {
     name: 'command',
     model: options.model,
