@@ -1,4 +1,5 @@
-import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, constants, fstatSync, lstatSync, openSync, readSync } from 'node:fs';
+import path from 'node:path';
 import { AgentOutputSchema, AGENT_OUTPUT_SCHEMA_VERSION, ChatMessagesSchema, describeIssues, type AgentOutput, type ChatMessage } from '../schema/agentIo.js';
 import { TraceSchema, type Trace } from '../schema/trace.js';
 
@@ -57,6 +58,12 @@ const kindOf = (stat: { isDirectory(): boolean; isFIFO(): boolean; isCharacterDe
  * descriptor, whatever its size claims (a device reports 0, a file may grow while it is read).
  */
 function readCapped(file: string): { kind: 'absent' } | { kind: 'text'; text: string } | { kind: 'invalid'; problem: string } {
+  // O_NOFOLLOW guards the file's own name; the agent may also have swapped its folder for a link.
+  try {
+    if (lstatSync(path.dirname(file)).isSymbolicLink()) return { kind: 'invalid', problem: `trace file ${file}: its folder was replaced by a symbolic link` };
+  } catch {
+    return { kind: 'absent' };
+  }
   let fd: number;
   try {
     fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);

@@ -181,9 +181,13 @@ describe('command adapter', () => {
       'elif case == "link": os.symlink(os.environ["SECRET_FILE"], tf)',
       'elif case == "folder": os.mkdir(tf)',
       'elif case == "garbage": open(tf, "w").write("MARKER-GARBAGE-0123 not json")',
+      'elif case == "folder_link":',
+      '    os.rmdir(os.path.dirname(tf))',
+      '    os.symlink(os.path.dirname(os.environ["SECRET_FILE"]), os.path.dirname(tf))',
+      '    os.link(os.environ["SECRET_FILE"], os.path.join(os.path.dirname(os.environ["SECRET_FILE"]), "trace.json"))',
       'print("fine")',
     ].join('\n');
-    const tasks = ['fifo', 'dev_zero', 'link', 'folder', 'garbage'].map((id) => ({ id, prompt: 'hi', timeout_ms: 20000, expected_contains: ['fine'] }));
+    const tasks = ['fifo', 'dev_zero', 'link', 'folder', 'garbage', 'folder_link'].map((id) => ({ id, prompt: 'hi', timeout_ms: 20000, expected_contains: ['fine'] }));
     const t = setup(agent, tasks);
     const secretFile = path.join(t.dir, 'secret.json');
     writeFileSync(secretFile, JSON.stringify([{ role: 'user', content: 'MARKER-SECRET-4567' }, { role: 'assistant', content: 'MARKER-SECRET-4567' }]));
@@ -196,12 +200,13 @@ describe('command adapter', () => {
       link: /is a symbolic link/,
       folder: /is a directory, not a regular file/,
       garbage: /is not JSON: a syntax error/,
+      folder_link: /its folder was replaced by a symbolic link/,
     };
     for (const [id, problem] of Object.entries(expected)) {
       expect(byId[id], id).toMatchObject({ status: 'failed', failure_reason: 'AGENT_OUTPUT_INVALID' });
       expect(byId[id]!.evidence[0]!.detail, id).toMatch(problem);
     }
-    const written = readFileSync(path.join(t.out, 'report.json'), 'utf8') + [byId['link']!, byId['garbage']!].flatMap((x) => x.trials).map((x) => readFileSync(path.join(t.out, x.trace_file!), 'utf8')).join('');
+    const written = readFileSync(path.join(t.out, 'report.json'), 'utf8') + [byId['link']!, byId['garbage']!, byId['folder_link']!].flatMap((x) => x.trials).map((x) => readFileSync(path.join(t.out, x.trace_file!), 'utf8')).join('');
     expect(written).not.toMatch(/MARKER-(SECRET|GARBAGE)/);
   });
 
