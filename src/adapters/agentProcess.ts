@@ -1,4 +1,7 @@
 import { spawn } from 'node:child_process';
+import { accessSync, constants, statSync } from 'node:fs';
+import path from 'node:path';
+import { dropCutToken } from '../schema/redact.js';
 
 /** How much of an agent's output is kept; the rest is drained and counted, never buffered. */
 export const STDOUT_CAP_BYTES = 1024 * 1024;
@@ -11,6 +14,40 @@ export interface AgentProcessSpec {
   stdin: string;
   timeoutMs: number;
   signal: AbortSignal;
+  /**
+   * `bwrap`: the agent runs as the only process tree of its own pid namespace (bubblewrap), so it
+   * sees no process outside it (no /proc/<ppid>/environ of tracegate) and nothing it starts, not even
+   * a double-forked daemon, outlives it. `process` (default): a plain process group.
+   */
+  sandbox?: 'process' | 'bwrap';
+}
+
+/** The agent command under bubblewrap: the whole file system as it is, a new pid namespace and /proc. */
+function bwrapArgv(argv: string[], cwd: string): string[] {
+  return ['bwrap', '--die-with-parent', '--unshare-pid', '--dev-bind', '/', '/', '--proc', '/proc', '--chdir', cwd, '--', ...argv];
+}
+
+/**
+ * Why `program` cannot be executed (ENOENT, EACCES), as spawn would say, or null. Under bubblewrap
+ * the exec happens inside bwrap, whose failure would look like the agent's own exit code 1.
+ */
+function execProblem(program: string, cwd: string, env: Record<string, string>): string | null {
+  const candidates = program.includes('/') ? [path.resolve(cwd, program)] : (env['PATH'] ?? '').split(':').filter(Boolean).map((dir) => path.join(dir, program));
+  let code = 'ENOENT';
+  for (const file of candidates) {
+    try {
+      if (!statSync(file).isFile()) {
+        code = 'EACCES';
+        continue;
+      }
+      accessSync(file, constants.X_OK);
+      return null;
+    } catch (error) {
+      const errno = (error as NodeJS.ErrnoException).code;
+      if (errno && errno !== 'ENOENT') code = errno;
+    }
+  }
+  return `spawn ${program} ${code}`;
 }
 
 export interface AgentProcessResult {
@@ -57,8 +94,17 @@ function installExitHook(): void {
 export function runAgentProcess(spec: AgentProcessSpec): Promise<AgentProcessResult> {
   installExitHook();
   const started = new Date().toISOString();
+  const bwrap = spec.sandbox === 'bwrap';
+  if (bwrap) {
+    const problem = execProblem(spec.argv[0]!, spec.cwd, spec.env);
+    if (problem) {
+      const now = new Date().toISOString();
+      return Promise.resolve({ exitCode: null, signal: null, timedOut: false, spawnError: problem, stdout: '', stdoutBytes: 0, stdoutTruncated: false, stderrTail: '', stderrTruncated: false, started, ended: now });
+    }
+  }
+  const argv = bwrap ? bwrapArgv(spec.argv, spec.cwd) : spec.argv;
   return new Promise((resolve) => {
-    const child = spawn(spec.argv[0]!, spec.argv.slice(1), {
+    const child = spawn(argv[0]!, argv.slice(1), {
       cwd: spec.cwd,
       env: spec.env,
       detached: true,
@@ -86,7 +132,7 @@ export function runAgentProcess(spec: AgentProcessSpec): Promise<AgentProcessRes
         timedOut,
         spawnError,
         // A cut answer loses its last, possibly partial, token: no half secret for redaction to miss.
-        stdout: stdoutBytes > STDOUT_CAP_BYTES ? stdout.subarray(0, keep).toString('utf8').replace(/\S+$/, '') : stdout.subarray(0, keep).toString('utf8'),
+        stdout: stdoutBytes > STDOUT_CAP_BYTES ? dropCutToken(stdout.subarray(0, keep).toString('utf8'), 'end') : stdout.subarray(0, keep).toString('utf8'),
         stdoutBytes,
         stdoutTruncated: stdoutBytes > STDOUT_CAP_BYTES,
         stderrTail: stderr.toString('utf8'),

@@ -8,6 +8,7 @@ import { redactedTail } from './redactedTail.js';
 import { openExternalTrial, type ExternalAgentOptions } from './externalTrial.js';
 import { AGENT_RUN_ERROR } from './runErrorCodes.js';
 import { trialEnvironment } from './trialEnvironment.js';
+import { chooseRunSandbox, type SandboxRequest } from './harnessAdapter.js';
 import type { Adapter, AdapterRunContext } from './types.js';
 
 export interface CommandAdapterOptions extends ExternalAgentOptions {
@@ -17,6 +18,8 @@ export interface CommandAdapterOptions extends ExternalAgentOptions {
   parentEnv: NodeJS.ProcessEnv;
   /** Values that must never reach the agent (the upstream key). */
   secrets: string[];
+  /** --sandbox: `auto` runs the agent under bubblewrap when it works here, else as a plain process group. */
+  sandbox?: SandboxRequest;
 }
 
 /** How much of the agent's stderr tail the root span keeps as evidence. */
@@ -30,11 +33,13 @@ export class AgentSpawnError extends TracegateError {
 
 /** Any program as the system under test: agent-input/v1 on stdin, the answer on stdout. */
 export function createCommandAdapter(options: CommandAdapterOptions): Adapter {
+  const choice = chooseRunSandbox(options.sandbox ?? 'auto');
   return {
     name: 'command',
     model: options.model,
     policy: 'the agent’s own',
-    sandbox: 'process group',
+    sandbox: choice.mode === 'bwrap' ? 'bubblewrap pid namespace' : 'process group',
+    sandboxReason: choice.reason,
     async run(task: Task, ctx: AdapterRunContext): Promise<Trace> {
       const trial = await openExternalTrial(task, ctx, options);
       try {
@@ -64,6 +69,7 @@ export function createCommandAdapter(options: CommandAdapterOptions): Adapter {
           stdin: JSON.stringify(input) + '\n',
           timeoutMs: trial.agentTimeoutMs,
           signal: ctx.signal,
+          sandbox: choice.mode,
         });
         ctx.signal.throwIfAborted();
         if (result.spawnError) throw new AgentSpawnError(`could not start ${options.argv[0]}: ${result.spawnError}`);

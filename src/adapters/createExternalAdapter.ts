@@ -33,7 +33,7 @@ export async function createExternalAdapter(plan: Exclude<SystemPlan, { adapter:
   const { info, proxy } = externalModel(plan.model, deps.redactor, deps.concurrency ?? 4);
   await proxy.start();
   // One OTLP receiver per run, next to the proxy: spans of instrumented agents join their trial's trace.
-  const otlp = await startOtlpReceiver().catch(async (error: unknown) => {
+  const otlp = await startOtlpReceiver({ openTracesOnly: true }).catch(async (error: unknown) => {
     await proxy.close();
     throw error;
   });
@@ -49,7 +49,7 @@ export async function createExternalAdapter(plan: Exclude<SystemPlan, { adapter:
   };
   const adapter =
     plan.adapter === 'command'
-      ? createCommandAdapter({ ...shared, argv, passEnv: plan.passEnv, parentEnv: deps.env, secrets: deps.secrets })
+      ? createCommandAdapter({ ...shared, argv, passEnv: plan.passEnv, sandbox: plan.sandbox, parentEnv: deps.env, secrets: deps.secrets })
       : createHttpAdapter({ ...shared, url: plan.url, headers: plan.headers });
   return { ...adapter, run: adapter.run.bind(adapter), close: async () => {
       await Promise.all([proxy.close(), otlp.close()]);

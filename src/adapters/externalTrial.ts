@@ -1,5 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { CaptureProxy, TrialChannel } from '../capture/captureProxy.js';
 import type { OtlpReceiver } from '../capture/otlpReceiver.js';
@@ -10,9 +9,11 @@ import { AGENT_INPUT_SCHEMA_VERSION, type AgentInput } from '../schema/agentIo.j
 import type { Task } from '../schema/task.js';
 import type { ModelInfo, Trace } from '../schema/trace.js';
 import { OTLP_GRACE_MS } from '../capture/otlpReceiver.js';
+import { ATTR } from '../schema/traceVocabulary.js';
 import { readTraceFile } from './agentOutput.js';
 import { assembleTrace, type TrialEvidence } from './assembleTrace.js';
 import { checkedTrace } from './checkedTrace.js';
+import { createRunDir } from '../orchestrator/workspaces.js';
 import type { AdapterRunContext } from './types.js';
 
 /** What the command and HTTP adapters share: the proxy, the model label, limits and rules. */
@@ -54,13 +55,16 @@ export interface ExternalTrial {
 
 export async function openExternalTrial(task: Task, ctx: AdapterRunContext, options: ExternalAgentOptions): Promise<ExternalTrial> {
   const limit = task.timeoutMs ?? options.runTimeoutMs;
-  const scratch = await mkdtemp(path.join(tmpdir(), 'tracegate-agent-'));
+  // Named as a run folder of this process, so a later run removes it if this one is killed.
+  const scratch = await createRunDir();
   const agentTimeoutMs = Math.max(1, limit - Math.min(2_000, Math.max(250, Math.floor(limit * 0.2))));
   // The proxy retries provider faults until a little before the agent's own limit, so an outage is
   // the trial's PROVIDER_ERROR (an error), not the agent's timeout (a failure).
   const providerDeadline = Math.min(ctx.deadline, Date.now() + agentTimeoutMs - Math.min(1_000, Math.floor(agentTimeoutMs * 0.1)));
   const channel = options.proxy.openTrial(task.id, { deadline: providerDeadline, park: ctx.park });
   const otlp = otlpTrial(options.otlp);
+  // The receiver keeps spans only of open trials' traces, and forgets them at dispose.
+  options.otlp.open(otlp.traceId);
   const input: AgentInput = {
     schema_version: AGENT_INPUT_SCHEMA_VERSION,
     task_id: task.id,
@@ -96,10 +100,14 @@ export async function openExternalTrial(task: Task, ctx: AdapterRunContext, opti
         preview: options.redactor.preview,
       });
       // settle waits at most 5 × its grace: keep that inside what is left of the task's limit.
-      return checkedTrace(await otlp.finish(trace, Math.max(0, Math.min(OTLP_GRACE_MS, (ctx.deadline - Date.now() - 100) / 5))));
+      const merged = await otlp.finish(trace, Math.max(0, Math.min(OTLP_GRACE_MS, (ctx.deadline - Date.now() - 100) / 5)));
+      const dropped = options.otlp.dropped(otlp.traceId);
+      const marked = dropped === 0 ? merged : { ...merged, spans: merged.spans.map((s) => (s.span_id === otlp.rootSpanId ? { ...s, attributes: { ...s.attributes, [ATTR.agentOtlpDropped.key]: dropped } } : s)) };
+      return checkedTrace(marked);
     },
     dispose: async () => {
       channel.close();
+      options.otlp.release(otlp.traceId);
       await rm(scratch, { recursive: true, force: true }).catch(() => undefined);
     },
   };

@@ -17,6 +17,7 @@ import {
   type Approver,
   type HarnessSettings,
   type Model,
+  type SandboxChoice,
   type SandboxRequest,
 } from '../../harness/index.js';
 import { EndpointLimiter } from '../provider/endpointLimiter.js';
@@ -24,6 +25,19 @@ import type { Redactor } from '../schema/redact.js';
 import type { Task } from '../schema/task.js';
 import type { Trace } from '../schema/trace.js';
 import { AdapterConfigError, type Adapter, type AdapterRunContext } from './types.js';
+
+/**
+ * The run's sandbox for a --sandbox request (the harness's run_shell, an --agent-cmd agent):
+ * bubblewrap where asked for and unusable is bad input, never a silent fallback.
+ */
+export function chooseRunSandbox(requested: SandboxRequest): SandboxChoice {
+  try {
+    return chooseSandbox(requested);
+  } catch (error) {
+    if (error instanceof SandboxUnavailableError) throw new AdapterConfigError(error.message);
+    throw error;
+  }
+}
 
 export interface HarnessAdapterOptions {
   /** none: policy tasks only, no model at all. */
@@ -71,13 +85,7 @@ export function createHarnessAdapter(options: HarnessAdapterOptions): Adapter {
   const model = buildModel(options);
   const policyFile = options.policyFile ?? defaultPolicyPath();
   const policy = loadPolicy(policyFile);
-  let choice;
-  try {
-    choice = chooseSandbox(options.sandbox ?? options.settings?.sandboxMode ?? 'auto');
-  } catch (error) {
-    if (error instanceof SandboxUnavailableError) throw new AdapterConfigError(error.message);
-    throw error;
-  }
+  const choice = chooseRunSandbox(options.sandbox ?? options.settings?.sandboxMode ?? 'auto');
   const settings: HarnessSettings = { ...DEFAULT_SETTINGS, ...options.settings, sandboxMode: choice.mode, sandboxReason: choice.reason };
   const deps = {
     model,

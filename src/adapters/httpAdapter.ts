@@ -1,3 +1,5 @@
+import { setTimeout as delay } from 'node:timers/promises';
+import { dropCutToken } from '../schema/redact.js';
 import { TracegateError } from '../schema/runError.js';
 import { retryDelayMs } from '../capture/upstream.js';
 import { AGENT_ATTR, type AgentOutcome } from '../schema/agentIo.js';
@@ -24,39 +26,101 @@ export class AgentUnreachableError extends TracegateError {
 }
 
 const retryable = (status: number) => status === 429 || status >= 500;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 interface HttpAnswer {
   status: number;
   body: string;
+  /** Bytes received (at most the cap and one chunk more: the rest is never read). */
+  bytes: number;
   truncated: boolean;
+  /** Why the answer is the agent's failure although it came (a redirect, a body that broke off, a retry that no longer fit). */
+  problem: string | null;
 }
 
-async function post(url: string, headers: Record<string, string>, body: string, signal: AbortSignal): Promise<HttpAnswer> {
+/** The cause undici gives a failed fetch or body read ("other side closed", "ECONNRESET"), not its "fetch failed" / "terminated". */
+function reason(error: unknown): string {
+  const cause = (error as Error).cause;
+  return cause instanceof Error ? `${(error as Error).message}: ${cause.message}` : (error as Error).message;
+}
+
+/**
+ * Reads at most the cap from the body and cancels the rest: an endless body costs the cap, not
+ * memory without limit. A body that breaks off (reset, shorter than its Content-Length) is kept as
+ * far as it came, with the reason.
+ */
+async function readCapped(response: Response, signal: AbortSignal): Promise<{ bytes: Buffer; truncated: boolean; broke: string | null }> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  if (!response.body) return { bytes: Buffer.alloc(0), truncated: false, broke: null };
+  const reader = response.body.getReader();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return { bytes: Buffer.concat(chunks), truncated: false, broke: null };
+      chunks.push(Buffer.from(value));
+      size += value.length;
+      if (size > RESPONSE_CAP_BYTES) {
+        await reader.cancel().catch(() => undefined);
+        return { bytes: Buffer.concat(chunks).subarray(0, RESPONSE_CAP_BYTES), truncated: true, broke: null };
+      }
+    }
+  } catch (error) {
+    if (signal.aborted) throw error;
+    return { bytes: Buffer.concat(chunks), truncated: false, broke: reason(error) };
+  }
+}
+
+/**
+ * POSTs the input and reads the answer, retrying connection errors, 429 and 5xx; each wait (Retry-After or
+ * backoff) is abortable and only taken if it ends before `deadline` (else the last answer stands).
+ * Redirects are never followed: the agent's headers (an --agent-header secret) stay with its own URL.
+ */
+async function post(url: string, headers: Record<string, string>, body: string, signal: AbortSignal, deadline: number, park: AdapterRunContext['park']): Promise<HttpAnswer> {
   let lastError = '';
   for (let attempt = 0; attempt <= HTTP_AGENT_RETRIES; attempt++) {
     let response: Response;
+    let wait: number;
     try {
-      response = await fetch(url, { method: 'POST', headers: { ...headers, 'content-type': 'application/json', accept: 'application/json, text/plain' }, body, signal });
+      response = await fetch(url, { method: 'POST', headers: { ...headers, 'content-type': 'application/json', accept: 'application/json, text/plain' }, body, signal, redirect: 'manual' });
     } catch (error) {
       if (signal.aborted) throw error;
-      const cause = (error as Error).cause;
-      lastError = cause instanceof Error ? cause.message : (error as Error).message;
-      if (attempt < HTTP_AGENT_RETRIES) await sleep(retryDelayMs(null, attempt));
+      lastError = reason(error);
+      wait = retryDelayMs(null, attempt);
+      if (attempt === HTTP_AGENT_RETRIES || Date.now() + wait >= deadline) break;
+      await park(delay(wait, undefined, { signal }));
       continue;
+    }
+    if (response.status >= 300 && response.status < 400) {
+      await response.body?.cancel().catch(() => undefined);
+      const location = response.headers.get('location');
+      return { status: response.status, body: '', bytes: 0, truncated: false, problem: `HTTP ${response.status} redirect to ${location ?? '(no Location)'}: redirects are not followed` };
     }
     if (retryable(response.status) && attempt < HTTP_AGENT_RETRIES) {
-      await response.body?.cancel().catch(() => undefined);
-      await sleep(retryDelayMs(response.headers.get('retry-after'), attempt));
-      continue;
+      wait = retryDelayMs(response.headers.get('retry-after'), attempt);
+      if (Date.now() + wait < deadline) {
+        await response.body?.cancel().catch(() => undefined);
+        await park(delay(wait, undefined, { signal }));
+        continue;
+      }
+      const answer = await answerOf(response, signal);
+      return { ...answer, problem: `HTTP ${response.status}; its retry in ${Math.ceil(wait / 1000)} s would end after the time limit` };
     }
-    const bytes = Buffer.from(await response.arrayBuffer());
-    const truncated = bytes.length > RESPONSE_CAP_BYTES;
-    const kept = bytes.subarray(0, RESPONSE_CAP_BYTES).toString('utf8');
-    // A cut body loses its last, possibly partial, token: no half secret for redaction to miss.
-    return { status: response.status, body: truncated ? kept.replace(/\S+$/, '') : kept, truncated };
+    return answerOf(response, signal);
   }
   throw new AgentUnreachableError(`${url}: no answer after ${HTTP_AGENT_RETRIES + 1} attempts: ${lastError}`);
+}
+
+async function answerOf(response: Response, signal: AbortSignal): Promise<HttpAnswer> {
+  const { bytes, truncated, broke } = await readCapped(response, signal);
+  const kept = bytes.toString('utf8');
+  return {
+    status: response.status,
+    // A cut body loses its last, possibly partial, token: no half secret for redaction to miss.
+    body: truncated ? dropCutToken(kept, 'end') : kept,
+    bytes: bytes.length,
+    truncated,
+    problem: broke ? `HTTP ${response.status}, then the body broke off after ${bytes.length} bytes: ${broke}` : null,
+  };
 }
 
 /** An agent behind an HTTP endpoint: POST agent-input/v1, read agent-output/v1 (or plain text). */
@@ -75,19 +139,19 @@ export function createHttpAdapter(options: HttpAdapterOptions): Adapter {
       let outcome: AgentOutcome = 'exited';
       try {
         try {
-          answer = await post(options.url, { ...options.headers, traceparent: trial.otlp.traceparent }, JSON.stringify(trial.input), signal);
+          answer = await post(options.url, { ...options.headers, traceparent: trial.otlp.traceparent }, JSON.stringify(trial.input), signal, Date.now() + trial.agentTimeoutMs, ctx.park);
         } catch (error) {
           ctx.signal.throwIfAborted();
           if (!timeout.aborted) throw error;
           outcome = 'timeout';
         }
-        if (answer && (answer.status < 200 || answer.status >= 300)) outcome = 'crash';
+        if (answer && (answer.problem !== null || answer.status < 200 || answer.status >= 300)) outcome = 'crash';
         const ending: Record<string, AttributeValue> = {
           'agent.http_status': answer?.status ?? null,
-          [AGENT_ATTR.stdoutBytes]: answer?.body.length ?? 0,
+          [AGENT_ATTR.stdoutBytes]: answer?.bytes ?? 0,
           [AGENT_ATTR.stdoutTruncated]: answer?.truncated ?? false,
           ...(outcome === 'timeout' ? { [AGENT_ATTR.problem]: `no answer within ${trial.agentTimeoutMs} ms` } : {}),
-          ...(outcome === 'crash' ? { [AGENT_ATTR.problem]: `HTTP ${answer!.status}`, [AGENT_ATTR.stderrTail]: options.redactor.preview(answer!.body, 4000) } : {}),
+          ...(outcome === 'crash' ? { [AGENT_ATTR.problem]: options.redactor.text(answer!.problem ?? `HTTP ${answer!.status}`), [AGENT_ATTR.stderrTail]: options.redactor.preview(answer!.body, 4000) } : {}),
         };
         return await trial.finish({
           started,

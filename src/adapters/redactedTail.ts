@@ -1,9 +1,6 @@
-import type { Redactor } from '../schema/redact.js';
+import { dropCutToken, type Redactor } from '../schema/redact.js';
 
-/** Drops the token a cut at the start went through: a secret's second half is still a secret. */
-function dropLeadingPart(text: string): string {
-  return text.replace(/^\S+/, '');
-}
+const dropLeadingPart = (text: string): string => dropCutToken(text, 'start');
 
 /**
  * The last `max` characters of `text` as evidence (an agent's stderr tail), redacted before the cut.

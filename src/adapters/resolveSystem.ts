@@ -35,7 +35,7 @@ export type ModelPlan =
 
 export type SystemPlan =
   | { adapter: 'harness'; model: ModelPlan; policyFile: string | undefined; sandbox: SandboxRequest; settings: Partial<HarnessSettings> }
-  | { adapter: 'command'; argv: string[]; passEnv: string[]; model: ModelPlan; timeoutMs: number; maxSteps: number }
+  | { adapter: 'command'; argv: string[]; passEnv: string[]; sandbox: SandboxRequest; model: ModelPlan; timeoutMs: number; maxSteps: number }
   | { adapter: 'http'; url: string; headers: Record<string, string>; model: ModelPlan; timeoutMs: number; maxSteps: number };
 
 const DEFAULT_MAX_STEPS = 10;
@@ -133,7 +133,7 @@ export function resolveSystem(req: SystemRequest): SystemPlan {
       if (!ENV_NAME.test(name)) bad(`--agent-env ${name}: not an environment variable name`);
       if (name === flags.apiKeyEnv) bad(`--agent-env ${name}: the upstream key never reaches the agent; it gets its own dummy key and base URL`);
     }
-    return { adapter: 'command', argv, passEnv, model: modelPlan(req, true), timeoutMs: flags.timeout, maxSteps: flags.maxSteps ?? variantSteps ?? maxSteps };
+    return { adapter: 'command', argv, passEnv, sandbox: flags.sandbox, model: modelPlan(req, true), timeoutMs: flags.timeout, maxSteps: flags.maxSteps ?? variantSteps ?? maxSteps };
   }
   if (flags.agentUrl !== undefined) {
     let url: URL;

@@ -19,11 +19,22 @@ export const OTLP_GRACE_MS = 1000;
 export const OTLP_QUIET_MS = 250;
 /** Largest OTLP request body accepted (after decompression); bigger ones get 413. */
 export const OTLP_MAX_BODY_BYTES = 16 * 1024 * 1024;
+/** Most spans kept for one trace; the rest are dropped and counted. */
+export const OTLP_MAX_SPANS_PER_TRACE = 20_000;
+/** Most request bytes kept for one trace (each span counts its share of its request's body). */
+export const OTLP_MAX_BYTES_PER_TRACE = 32 * 1024 * 1024;
 
 export interface OtlpReceiverOptions {
   /** 0 (default) picks a free port. The receiver only ever listens on 127.0.0.1. */
   port?: number;
   maxBodyBytes?: number;
+  /**
+   * Keep only spans of traces opened with `open` (a run's trials): spans under any other trace id are
+   * dropped on arrival. Off by default (a receiver that collects whatever it is sent, as in tests).
+   */
+  openTracesOnly?: boolean;
+  maxSpansPerTrace?: number;
+  maxBytesPerTrace?: number;
 }
 
 export interface OtlpReceiver {
@@ -38,6 +49,12 @@ export interface OtlpReceiver {
    */
   settle(traceId: string, graceMs?: number): Promise<Span[]>;
   traceIds(): string[];
+  /** Starts keeping spans for a trace id (a trial about to start); needed with `openTracesOnly`. */
+  open(traceId: string): void;
+  /** Spans of the trace dropped past the per-trace caps. */
+  dropped(traceId: string): number;
+  /** Forgets the trace and its spans (its trial has settled); later spans for it are dropped. */
+  release(traceId: string): void;
   close(): Promise<void>;
 }
 
@@ -66,8 +83,18 @@ function readBody(req: IncomingMessage, max: number): Promise<Buffer | null> {
 /** The OTLP/HTTP receiver: POST /v1/traces, JSON or protobuf (gzip allowed), on loopback only. */
 export async function startOtlpReceiver(options: OtlpReceiverOptions = {}): Promise<OtlpReceiver> {
   const max = options.maxBodyBytes ?? OTLP_MAX_BODY_BYTES;
-  const byTrace = new Map<string, Map<string, OtelSpan>>();
-  const lastArrival = new Map<string, number>();
+  const maxSpans = options.maxSpansPerTrace ?? OTLP_MAX_SPANS_PER_TRACE;
+  const maxBytes = options.maxBytesPerTrace ?? OTLP_MAX_BYTES_PER_TRACE;
+  interface Kept {
+    spans: Map<string, OtelSpan>;
+    bytes: number;
+    dropped: number;
+    lastArrival: number | null;
+  }
+  const byTrace = new Map<string, Kept>();
+  const kept = (): Kept => ({ spans: new Map(), bytes: 0, dropped: 0, lastArrival: null });
+  /** Some agent of the run has exported a span (then a trial with none yet waits its grace). */
+  let heardAny = false;
   let inflight = 0;
 
   const answer = (res: ServerResponse, status: number, protobuf: boolean, message?: string) => {
@@ -90,11 +117,25 @@ export async function startOtlpReceiver(options: OtlpReceiverOptions = {}): Prom
       else if (type === 'application/json' || type === '') request = JSON.parse(quoteBigIntegers(body.toString('utf8')));
       else return answer(res, 415, false, `content-type ${type}: send application/json or application/x-protobuf`);
       const now = Date.now();
-      for (const span of otlpSpans(request, 'OTLP request')) {
-        let spans = byTrace.get(span.traceId);
-        if (!spans) byTrace.set(span.traceId, (spans = new Map()));
-        spans.set(span.spanId, span); // a span sent twice (a retried export) is kept once
-        lastArrival.set(span.traceId, now);
+      const spans = otlpSpans(request, 'OTLP request');
+      const share = spans.length > 0 ? body.length / spans.length : 0;
+      for (const span of spans) {
+        let trace = byTrace.get(span.traceId);
+        if (!trace) {
+          // Not a trial's trace (or one already settled): nothing of it is kept.
+          if (options.openTracesOnly) continue;
+          byTrace.set(span.traceId, (trace = kept()));
+        }
+        heardAny = true;
+        trace.lastArrival = now;
+        if (trace.spans.has(span.spanId)) {
+          trace.spans.set(span.spanId, span); // a span sent twice (a retried export) is kept once
+        } else if (trace.spans.size >= maxSpans || trace.bytes + share > maxBytes) {
+          trace.dropped++;
+        } else {
+          trace.spans.set(span.spanId, span);
+          trace.bytes += share;
+        }
       }
       answer(res, 200, protobuf);
     } catch (error) {
@@ -110,7 +151,7 @@ export async function startOtlpReceiver(options: OtlpReceiverOptions = {}): Prom
   const { port } = server.address() as AddressInfo;
 
   const spansFor = (traceId: string): Span[] => {
-    const spans = byTrace.get(traceId.toLowerCase());
+    const spans = byTrace.get(traceId.toLowerCase())?.spans;
     if (!spans || spans.size === 0) return [];
     const [conversation] = otelConversations([...spans.values()], 'otlp-receiver', traceId);
     const trace = buildTrace(conversation!);
@@ -121,18 +162,24 @@ export async function startOtlpReceiver(options: OtlpReceiverOptions = {}): Prom
     endpoint: `http://127.0.0.1:${port}`,
     spansFor,
     traceIds: () => [...byTrace.keys()],
+    open: (traceId) => {
+      const id = traceId.toLowerCase();
+      if (!byTrace.has(id)) byTrace.set(id, kept());
+    },
+    dropped: (traceId) => byTrace.get(traceId.toLowerCase())?.dropped ?? 0,
+    release: (traceId) => void byTrace.delete(traceId.toLowerCase()),
     settle: async (traceId, graceMs = OTLP_GRACE_MS) => {
       const id = traceId.toLowerCase();
       const start = Date.now();
       const quietMs = Math.min(graceMs, OTLP_QUIET_MS);
       for (;;) {
         const now = Date.now();
-        const last = lastArrival.get(id);
+        const last = byTrace.get(id)?.lastArrival ?? undefined;
         // Spans of this trace came and then stopped: done. None came: an agent that exports nothing
         // (the receiver never heard from anyone) costs nothing; otherwise they get the whole grace.
         const done =
           inflight === 0 &&
-          (last !== undefined ? now - Math.max(last, start - quietMs) >= quietMs : byTrace.size === 0 || now - start >= graceMs);
+          (last !== undefined ? now - Math.max(last, start - quietMs) >= quietMs : !heardAny || now - start >= graceMs);
         if (done || now - start >= graceMs * 5) return spansFor(traceId);
         await new Promise((r) => setTimeout(r, Math.min(50, quietMs)));
       }

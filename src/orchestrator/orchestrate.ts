@@ -67,7 +67,10 @@ async function runTrial(adapter: Adapter, task: Task, epoch: number, options: Or
     finished = true;
     return { task, epoch, trace, error: null, durationMs: performance.now() - started };
   } catch (error) {
-    const code: RunErrorCode = error instanceof TaskTimeout ? 'TASK_TIMEOUT' : options.signal.aborted ? 'INTERRUPTED' : 'ADAPTER_CRASH';
+    // An adapter's own TracegateError keeps its code (AGENT_UNREACHABLE, AGENT_SPAWN_FAILED, ...);
+    // anything else it throws is a crash of the adapter.
+    const code: RunErrorCode =
+      error instanceof TaskTimeout ? 'TASK_TIMEOUT' : options.signal.aborted ? 'INTERRUPTED' : error instanceof TracegateError ? error.code : 'ADAPTER_CRASH';
     const message = error instanceof Error ? error.message : String(error);
     return { task, epoch, trace: null, error: { code, message }, durationMs: performance.now() - started };
   } finally {

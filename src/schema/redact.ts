@@ -35,6 +35,9 @@ const SEPARATE_KEYS = KEY_PATTERNS.filter(({ pattern }) => !joinable(pattern)).m
 const MAYBE_ASSIGNED = new RegExp(ASSIGNED_SECRET.source, ASSIGNED_SECRET.flags.replace('g', ''));
 const mayHoldKey = (value: string) => ANY_KEY.test(value) || SEPARATE_KEYS.some((p) => p.test(value));
 
+/** Names the assignment rule would take for secrets that are not: the shell's working folders. */
+const NOT_SECRET_NAMES = /^(?:OLD)?PWD$/i;
+
 const SECRET_NAME = /(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH|PRIVATE|SESSION|COOKIE|DSN|CONN)/i;
 const MIN_SECRET_CHARS = 6;
 
@@ -53,14 +56,32 @@ export interface Redactor {
   preview(value: string, max: number): string;
 }
 
+/** No secret a pattern knows is longer than this without whitespace (a PEM block has line breaks). */
+const CUT_TOKEN_MAX = 512;
+
+/**
+ * The text a cut went through, without the token the cut went through (at its `end` or `start`):
+ * a secret's half is still a secret. At most CUT_TOKEN_MAX characters go, so text that is one long
+ * token (a base64 blob, a minified answer) keeps a hard-cut part instead of becoming empty.
+ */
+export function dropCutToken(text: string, side: 'end' | 'start'): string {
+  let n = 0;
+  if (side === 'end') {
+    while (n < CUT_TOKEN_MAX && n < text.length && /\S/.test(text[text.length - 1 - n]!)) n++;
+    return text.slice(0, text.length - n);
+  }
+  while (n < CUT_TOKEN_MAX && n < text.length && /\S/.test(text[n]!)) n++;
+  return text.slice(n);
+}
+
 /**
  * A cut for text that is redacted later (where no redactor is at hand): a token straddling the cut
- * is dropped whole, so no secret is left half-visible for the redactor to miss.
+ * is dropped (see dropCutToken), so no secret is left half-visible for the redactor to miss.
  */
 export function cutAtToken(value: string, max: number): string {
   if (value.length <= max) return value;
   const head = value.slice(0, max);
-  return /\S/.test(value[max]!) ? head.replace(/\S+$/, '') : head;
+  return /\S/.test(value[max]!) ? dropCutToken(head, 'end') : head;
 }
 
 /** Redaction looks this far past a preview's cut (a secret can be no longer, or it is a PEM block, which runs to the end). */
@@ -89,9 +110,12 @@ export function createRedactor(env: NodeJS.ProcessEnv = process.env, extra: stri
         );
       }
     }
-    if (MAYBE_ASSIGNED.test(out)) out = out.replace(ASSIGNED_SECRET, (_m, key: string, secret: string) =>
-      secret.startsWith('[REDACTED') ? `${key}${secret}` : `${key}[REDACTED:assigned]`,
-    );
+    if (MAYBE_ASSIGNED.test(out)) out = out.replace(ASSIGNED_SECRET, (match: string, key: string, secret: string, offset: number, whole: string) => {
+      if (secret.startsWith('[REDACTED')) return `${key}${secret}`;
+      // The whole name the key is part of: `PWD=/home/me` (the shell's folder) is no secret.
+      const name = /[A-Za-z0-9_]*$/.exec(whole.slice(Math.max(0, offset - 64), offset))![0] + /^[A-Za-z0-9_-]*/.exec(key)![0];
+      return NOT_SECRET_NAMES.test(name) ? match : `${key}[REDACTED:assigned]`;
+    });
     return out;
   };
 

@@ -65,6 +65,7 @@ export const ATTR = {
   agentStdoutBytes: def('agent.stdout_bytes', 'number', ['agent'], 'bytes the agent printed on stdout'),
   agentStdoutTruncated: def('agent.stdout_truncated', 'boolean', ['agent'], 'stdout was longer than the cap'),
   agentProblem: def('agent.problem', 'string', ['agent'], 'what was wrong with the agent or its output'),
+  agentOtlpDropped: def('agent.otlp_spans_dropped', 'number', ['agent'], 'spans the agent exported over OTLP past the per-trial cap, dropped'),
   importFormat: def('tracegate.import.format', 'string', ['agent'], 'the format a trace was imported from'),
   importUnknown: def('tracegate.import.unknown', 'string[]', ['agent'], 'what the source format cannot tell'),
 } as const;

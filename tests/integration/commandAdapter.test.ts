@@ -1,6 +1,8 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { probeBubblewrap } from '../../harness/index.js';
+import { cleanOrphanedWorkspaces } from '../../src/orchestrator/workspaces.js';
 import { runCli, tempDir } from '../helpers/cli.js';
 import { FakeOpenAIServer } from '../helpers/openaiServer.js';
 
@@ -55,6 +57,15 @@ describe('command adapter', () => {
     expect(existsSync(path.join(t.out, 'report.json'))).toBe(false);
   });
 
+  it('a command that exists but cannot be started (not executable) is errored AGENT_SPAWN_FAILED, not ADAPTER_CRASH', async () => {
+    const t = setup('print(1)', [{ id: 'no_exec', prompt: 'hi', expected_contains: ['1'] }]);
+    const script = path.join(t.dir, 'agent.py');
+    chmodSync(script, 0o644);
+    const result = await runCli(['run', t.suite, '--agent-cmd', script, '--out', t.out, '--no-html'], { env: offline });
+    expect(result.code).toBe(3);
+    expect(report(t.out).tasks[0]!.trials[0]!.error).toMatchObject({ code: 'AGENT_SPAWN_FAILED', message: expect.stringMatching(/could not start .*EACCES/) });
+  });
+
   it('a crash is a failure of the agent (AGENT_CRASH, harness layer) with stderr as evidence', async () => {
     const t = setup('import sys\nsys.stdin.read()\nprint("half an answer")\nprint("Traceback: boom in the agent", file=sys.stderr)\nsys.exit(3)\n', [{ id: 'crashes', prompt: 'hi', expected_contains: ['x'] }]);
     const result = await runCli(['run', t.suite, '--agent-cmd', t.cmd, '--out', t.out, '--no-html'], { env: offline });
@@ -73,12 +84,45 @@ describe('command adapter', () => {
     ].join('\n');
     const t = setup(agent, [{ id: 'hangs', prompt: 'hi', timeout_ms: 5000, expected_contains: ['x'] }]);
     const pidsFile = path.join(t.dir, 'pids');
-    const result = await runCli(['run', t.suite, '--agent-cmd', t.cmd, '--agent-env', 'PIDS_FILE', '--out', t.out, '--no-html'], { env: { ...offline, PIDS_FILE: pidsFile } });
+    const result = await runCli(['run', t.suite, '--agent-cmd', t.cmd, '--agent-env', 'PIDS_FILE', '--sandbox', 'process', '--out', t.out, '--no-html'], { env: { ...offline, PIDS_FILE: pidsFile } });
     expect(report(t.out).tasks[0]).toMatchObject({ status: 'failed', failure_reason: 'AGENT_TIMEOUT', failure_layer: 'harness' });
     expect(result.code).toBe(1);
     // (a generous limit: on a loaded machine Python may need a second or more before it writes its pids)
     const pids = readFileSync(pidsFile, 'utf8').split(' ').map(Number);
     expect(await survivors(pids)).toEqual([]);
+  });
+
+  it.skipIf(!probeBubblewrap().ok)('under bubblewrap the agent sees no process outside its own (not tracegate\'s environment) and a double-forked daemon dies with it', async () => {
+    const marker = `tracegate-daemon-marker-${process.pid}-${Date.now()}`;
+    const agent = [
+      'import json, os, subprocess, sys, time',
+      'sys.stdin.read()',
+      'if os.fork() == 0:',
+      '    os.setsid()',
+      '    if os.fork() == 0:',
+      `        os.execvp("python3", ["python3", "-c", "import time; time.sleep(60)", "${marker}"])`,
+      '    os._exit(0)',
+      'time.sleep(0.3)',
+      'environ = open(f"/proc/{os.getppid()}/environ", "rb").read()',
+      'others = [p for p in os.listdir("/proc") if p.isdigit()]',
+      'print("tracegate env seen" if b"HOST_ONLY_MARKER" in environ else f"no outside env; {len(others)} processes")',
+    ].join('\n');
+    const t = setup(agent, [{ id: 'daemonizes', prompt: 'hi', expected_contains: ['no outside env'] }]);
+    const result = await runCli(['run', t.suite, '--agent-cmd', t.cmd, '--out', t.out, '--no-html'], { env: { ...offline, HOST_ONLY_MARKER: 'host-only-value' } });
+    expect(result.code, result.stdout).toBe(0);
+    const run = JSON.parse(readFileSync(path.join(t.out, 'report.json'), 'utf8')) as { run: { sandbox: string; sandbox_reason: string } };
+    expect(run.run.sandbox).toBe('bubblewrap pid namespace');
+    const withMarker = () => readdirSync('/proc').filter((p) => /^\d+$/.test(p) && alive(Number(p)) && (() => { try { return readFileSync(`/proc/${p}/cmdline`, 'utf8').includes(marker); } catch { return false; } })());
+    for (let i = 0; i < 30 && withMarker().length > 0; i++) await new Promise((r) => setTimeout(r, 100));
+    expect(withMarker()).toEqual([]);
+  });
+
+  it('with --sandbox process the agent runs as a plain process group, and the report says so', async () => {
+    const t = setup('import sys\nsys.stdin.read()\nprint("the answer is 42")\n', [{ id: 'plain', prompt: 'hi', expected_contains: ['42'] }]);
+    const result = await runCli(['run', t.suite, '--agent-cmd', t.cmd, '--sandbox', 'process', '--out', t.out, '--no-html'], { env: offline });
+    expect(result.code).toBe(0);
+    const run = JSON.parse(readFileSync(path.join(t.out, 'report.json'), 'utf8')) as { run: { sandbox: string; sandbox_reason: string } };
+    expect(run.run).toMatchObject({ sandbox: 'process group', sandbox_reason: expect.stringMatching(/--sandbox process/) });
   });
 
   it('a child that outlives the agent is killed when the agent exits, and does not hold the trial open', async () => {
@@ -91,7 +135,7 @@ describe('command adapter', () => {
     ].join('\n');
     const t = setup(agent, [{ id: 'forks', prompt: 'hi', expected_contains: ['42'] }]);
     const pidsFile = path.join(t.dir, 'pids');
-    const result = await runCli(['run', t.suite, '--agent-cmd', t.cmd, '--agent-env', 'PIDS_FILE', '--out', t.out, '--no-html'], { env: { ...offline, PIDS_FILE: pidsFile } });
+    const result = await runCli(['run', t.suite, '--agent-cmd', t.cmd, '--agent-env', 'PIDS_FILE', '--sandbox', 'process', '--out', t.out, '--no-html'], { env: { ...offline, PIDS_FILE: pidsFile } });
     expect(result.code).toBe(0);
     expect(await survivors([Number(readFileSync(pidsFile, 'utf8'))])).toEqual([]);
   });
@@ -125,6 +169,95 @@ describe('command adapter', () => {
     expect(tasks['bad_trace_file']!.evidence[0]!.detail).toMatch(/trace file .* is not a tracegate trace\/v1: trace_id: /);
     // An OpenAI messages array as the trace file: the tool call and its result become spans.
     expect(tasks['messages_file']!.status).toBe('passed');
+  });
+
+  it('a trace file that is a FIFO, a link (to /dev/zero or to another file), a folder or garbage is AGENT_OUTPUT_INVALID, never read through or quoted', async () => {
+    const agent = [
+      'import json, os, sys',
+      'task = json.load(sys.stdin)',
+      'tf, case = task["trace_file"], task["task_id"]',
+      'if case == "fifo": os.mkfifo(tf)',
+      'elif case == "dev_zero": os.symlink("/dev/zero", tf)',
+      'elif case == "link": os.symlink(os.environ["SECRET_FILE"], tf)',
+      'elif case == "folder": os.mkdir(tf)',
+      'elif case == "garbage": open(tf, "w").write("MARKER-GARBAGE-0123 not json")',
+      'elif case == "folder_link":',
+      '    os.rmdir(os.path.dirname(tf))',
+      '    os.symlink(os.path.dirname(os.environ["SECRET_FILE"]), os.path.dirname(tf))',
+      '    os.link(os.environ["SECRET_FILE"], os.path.join(os.path.dirname(os.environ["SECRET_FILE"]), "trace.json"))',
+      'print("fine")',
+    ].join('\n');
+    const tasks = ['fifo', 'dev_zero', 'link', 'folder', 'garbage', 'folder_link'].map((id) => ({ id, prompt: 'hi', timeout_ms: 20000, expected_contains: ['fine'] }));
+    const t = setup(agent, tasks);
+    const secretFile = path.join(t.dir, 'secret.json');
+    writeFileSync(secretFile, JSON.stringify([{ role: 'user', content: 'MARKER-SECRET-4567' }, { role: 'assistant', content: 'MARKER-SECRET-4567' }]));
+    const result = await runCli(['run', t.suite, '--agent-cmd', t.cmd, '--agent-env', 'SECRET_FILE', '--out', t.out, '--no-html'], { env: { ...offline, SECRET_FILE: secretFile } });
+    expect(result.code).toBe(1);
+    const byId = Object.fromEntries(report(t.out).tasks.map((x) => [x.id, x]));
+    const expected: Record<string, RegExp> = {
+      fifo: /is a FIFO, not a regular file/,
+      dev_zero: /is a symbolic link/,
+      link: /is a symbolic link/,
+      folder: /is a directory, not a regular file/,
+      garbage: /is not JSON: a syntax error/,
+      folder_link: /its folder was replaced by a symbolic link/,
+    };
+    for (const [id, problem] of Object.entries(expected)) {
+      expect(byId[id], id).toMatchObject({ status: 'failed', failure_reason: 'AGENT_OUTPUT_INVALID' });
+      expect(byId[id]!.evidence[0]!.detail, id).toMatch(problem);
+    }
+    const written = readFileSync(path.join(t.out, 'report.json'), 'utf8') + [byId['link']!, byId['garbage']!, byId['folder_link']!].flatMap((x) => x.trials).map((x) => readFileSync(path.join(t.out, x.trace_file!), 'utf8')).join('');
+    expect(written).not.toMatch(/MARKER-(SECRET|GARBAGE)/);
+  });
+
+  it('OTLP spans under another trace id are dropped; past the per-trial cap they are dropped and counted on the root span', async () => {
+    const agent = [
+      "let input = '';",
+      "process.stdin.on('data', (c) => (input += c)).on('end', async () => {",
+      '  const inp = JSON.parse(input);',
+      '  const post = async (traceId, from, n) => {',
+      "    const spans = Array.from({ length: n }, (_, i) => ({ traceId, spanId: (from + i).toString(16).padStart(16, '0'), parentSpanId: inp.traceparent.split('-')[2], name: 'execute_tool', startTimeUnixNano: '1700000000000000000', endTimeUnixNano: '1700000000100000000', attributes: [{ key: 'gen_ai.operation.name', value: { stringValue: 'execute_tool' } }, { key: 'gen_ai.tool.name', value: { stringValue: traceId === inp.trace_id ? 'lookup' : 'foreign' } }] }));",
+      "    await (await fetch(inp.otlp_endpoint + '/v1/traces', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ resourceSpans: [{ scopeSpans: [{ spans }] }] }) })).text();",
+      '  };',
+      "  await post('5'.repeat(32), 1, 100);",
+      '  await post(inp.trace_id, 1, 10000);',
+      '  await post(inp.trace_id, 10001, 10005);',
+      "  console.log('ok');",
+      '});',
+    ].join('\n');
+    const t = setup('', [{ id: 'floods_otlp', prompt: 'hi', timeout_ms: 60000, expected_contains: ['ok'], expected_tools: ['lookup'] }]);
+    writeFileSync(path.join(t.dir, 'agent.js'), agent);
+    const result = await runCli(['run', t.suite, '--agent-cmd', `node ${path.join(t.dir, 'agent.js')}`, '--out', t.out, '--no-html'], { env: offline });
+    expect(result.code, result.stderr).toBe(0);
+    const spans = trace(t.out, report(t.out).tasks[0]!.trials[0]!.trace_file!).spans;
+    expect(spans.find((s) => s.kind === 'agent')!.attributes['agent.otlp_spans_dropped']).toBe(5);
+    expect(spans.filter((s) => s.kind === 'tool')).toHaveLength(20_000);
+    expect(spans.some((s) => s.attributes['gen_ai.tool.name'] === 'foreign')).toBe(false);
+  });
+
+  it("the agent's scratch folder of a run killed with -9 is an orphan the next run removes", async () => {
+    const agent = [
+      'import json, os, sys, time',
+      'task = json.load(sys.stdin)',
+      'open(os.environ["PIDS_FILE"] + ".tmp", "w").write(f"{os.getpid()} {task[\'trace_file\']}")',
+      'os.rename(os.environ["PIDS_FILE"] + ".tmp", os.environ["PIDS_FILE"])',
+      'time.sleep(60)',
+    ].join('\n');
+    const t = setup(agent, [{ id: 'killed', prompt: 'hi', timeout_ms: 60000, expected_contains: ['x'] }]);
+    const tmp = tempDir();
+    const pidsFile = path.join(t.dir, 'pids');
+    let runPid = 0;
+    const run = runCli(['run', t.suite, '--agent-cmd', t.cmd, '--agent-env', 'PIDS_FILE', '--sandbox', 'process', '--out', t.out, '--no-html'], { env: { ...offline, PIDS_FILE: pidsFile, TMPDIR: tmp }, onSpawn: (pid) => (runPid = pid) });
+    for (let i = 0; i < 300 && !existsSync(pidsFile); i++) await new Promise((r) => setTimeout(r, 100));
+    const [agentPid, traceFile] = readFileSync(pidsFile, 'utf8').split(' ');
+    process.kill(runPid, 'SIGKILL');
+    await run;
+    process.kill(-Number(agentPid), 'SIGKILL'); // its process group: a -9 leaves it no one to kill it
+    const scratch = path.dirname(traceFile!);
+    expect(path.dirname(scratch)).toBe(realpathSync(tmp));
+    expect(existsSync(scratch)).toBe(true);
+    expect(await cleanOrphanedWorkspaces(tmp)).toContain(scratch);
+    expect(existsSync(scratch)).toBe(false);
   });
 
   it('a suite-level error pattern gives a plain-text tool result its error_type', async () => {

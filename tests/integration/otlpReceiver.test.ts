@@ -108,4 +108,33 @@ describe('the OTLP/HTTP receiver with the real OpenTelemetry JS SDK', () => {
     }
     expect(OTLP_GRACE_MS).toBeGreaterThan(0);
   });
+
+  it('a run receiver keeps only open traces, caps each (excess dropped and counted) and frees a released one', async () => {
+    const run = await startOtlpReceiver({ openTracesOnly: true, maxSpansPerTrace: 3 });
+    try {
+      const url = `${run.endpoint}/v1/traces`;
+      const span = (traceId: string, i: number) => ({ traceId, spanId: i.toString(16).padStart(16, '0'), name: 'execute_tool t', startTimeUnixNano: '1700000000000000000', endTimeUnixNano: '1700000000100000000', attributes: [{ key: 'gen_ai.operation.name', value: { stringValue: 'execute_tool' } }, { key: 'gen_ai.tool.name', value: { stringValue: 't' } }] });
+      const send = async (traceId: string, from: number, count: number) => {
+        const spans = Array.from({ length: count }, (_, i) => span(traceId, from + i));
+        const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ resourceSpans: [{ scopeSpans: [{ spans }] }] }) });
+        expect(res.status).toBe(200);
+      };
+      const trial = '3'.repeat(32);
+      const stranger = '4'.repeat(32);
+      run.open(trial);
+      await send(stranger, 1, 2);
+      await send(trial, 1, 2);
+      await send(trial, 2, 4); // span 2 again (kept once), then 3, 4, 5: only one more fits
+      expect(run.traceIds()).toEqual([trial]);
+      expect(run.spansFor(stranger)).toEqual([]);
+      expect(run.spansFor(trial)).toHaveLength(3);
+      expect(run.dropped(trial)).toBe(2);
+      run.release(trial);
+      expect(run.traceIds()).toEqual([]);
+      await send(trial, 10, 1);
+      expect(run.spansFor(trial)).toEqual([]);
+    } finally {
+      await run.close();
+    }
+  });
 });

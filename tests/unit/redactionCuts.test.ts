@@ -2,7 +2,8 @@ import { realpathSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { runCommand } from '../../harness/index.js';
 import { capOutput } from '../../harness/tools/types.js';
-import { createRedactor, cutAtToken } from '../../src/schema/redact.js';
+import { redactedTail } from '../../src/adapters/redactedTail.js';
+import { createRedactor, cutAtToken, dropCutToken } from '../../src/schema/redact.js';
 import { tempDir } from '../helpers/cli.js';
 
 const ENV_SECRET = 'Zq9x-literal-77Kp';
@@ -46,6 +47,25 @@ describe('redaction before any cut', () => {
     expect(cutAtToken('error: key sk-proj-A1b2C3d4E5f6G7h8I9j0 rejected', 20)).toBe('error: key ');
     expect(cutAtToken('short', 20)).toBe('short');
     expect(cutAtToken('two words here', 9)).toBe('two words');
+  });
+
+  it('a text that is one long token keeps a hard-cut part instead of being cut to empty', () => {
+    const blob = 'A'.repeat(20_000);
+    expect(cutAtToken(blob, 1000)).toBe('A'.repeat(1000 - 512));
+    expect(dropCutToken('answer ' + blob, 'end')).toBe('answer ' + 'A'.repeat(20_000 - 512));
+    expect(dropCutToken(blob.slice(0, 100) + ' rest', 'start')).toBe(' rest');
+    const tail = redactedTail(redactor, blob.slice(0, 16 * 1024), 4000, true);
+    expect(tail).toBe('A'.repeat(4000 - 512));
+    // A secret at the end of a long token is still cut away with the partial token.
+    expect(cutAtToken('x'.repeat(600) + 'sk-proj-A1b2C3d4E5f6G7h8I9j0K1l2M3n4', 630)).not.toContain('sk-proj');
+  });
+
+  it('PWD and OLDPWD in an environment dump are paths, not secrets; a password-like name is still redacted', () => {
+    expect(redactor.text('PWD=/home/me/project OLDPWD=/tmp/somewhere')).toBe('PWD=/home/me/project OLDPWD=/tmp/somewhere');
+    expect(redactor.text('export PWD=/home/me/project')).toBe('export PWD=/home/me/project');
+    expect(redactor.text('DB_PWD=hunter2-horse')).toBe('DB_PWD=[REDACTED:assigned]');
+    expect(redactor.text('db_pwd = hunter2-horse')).toBe('db_pwd = [REDACTED:assigned]');
+    expect(redactor.text('PWD_SECRET=hunter2-horse')).toBe('PWD_SECRET=[REDACTED:assigned]');
   });
 
   it('redacts object keys as well as values, and keeps both values when two keys redact alike', () => {
