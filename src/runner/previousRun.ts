@@ -1,4 +1,4 @@
-import { closeSync, existsSync, openSync, readdirSync, readSync, rmSync, statSync } from 'node:fs';
+import { closeSync, existsSync, lstatSync, openSync, readdirSync, readSync, rmSync, statSync, type Stats } from 'node:fs';
 import path from 'node:path';
 import { TEMP_FILE } from '../schema/atomicWrite.js';
 import { TracegateError } from '../schema/runError.js';
@@ -38,8 +38,21 @@ export function checkOutputFolder(outDir: string): void {
     }
   }
   const traces = path.join(outDir, TRACES);
-  if (existsSync(traces) && !statSync(traces).isDirectory()) {
+  // lstat: a traces/ that links elsewhere would have the run clear and fill the folder it points to.
+  const kind = lstatOrNull(traces);
+  if (kind?.isSymbolicLink()) {
+    throw new TracegateError('BAD_INPUT', `--out ${outDir}: ${TRACES} is a symbolic link; tracegate clears and writes that folder, so it must be a folder of its own: remove the link or choose another output folder`);
+  }
+  if (kind && !kind.isDirectory()) {
     throw new TracegateError('BAD_INPUT', `--out ${outDir}: ${TRACES} is not a folder; move it away or choose another output folder`);
+  }
+}
+
+function lstatOrNull(file: string): Stats | null {
+  try {
+    return lstatSync(file);
+  } catch {
+    return null;
   }
 }
 
@@ -48,18 +61,21 @@ export function removeReports(outDir: string): void {
   for (const name of REPORT_FILES) rmSync(path.join(outDir, name), { force: true });
 }
 
-/** A fresh run's start: the previous run's journal, settings, reports and trace files go; other files stay. */
+/**
+ * A fresh run's start: the previous run's journal, settings, reports and trace files go; other files
+ * stay. The journal and reports go first: a run killed while the traces are being removed then
+ * leaves no report or journal naming a trace that is gone.
+ */
 export function clearPreviousRun(outDir: string): void {
-  const journal = path.join(outDir, JOURNAL);
+  rmSync(path.join(outDir, JOURNAL), { force: true });
+  rmSync(path.join(outDir, RUN_SETTINGS_FILE), { force: true });
+  removeReports(outDir);
   // Every trace a journal lists is named this way (task ids are checked against the same pattern),
   // so the journal need not be read: a 100k-trial one would cost seconds before the first trial.
   const traces = path.join(outDir, TRACES);
-  if (existsSync(traces)) {
+  if (lstatOrNull(traces)?.isDirectory()) {
     for (const entry of readdirSync(traces, { withFileTypes: true })) {
       if (entry.isFile() && (TRACE_FILE.test(entry.name) || TEMP_FILE.test(entry.name))) rmSync(path.join(traces, entry.name), { force: true });
     }
   }
-  removeReports(outDir);
-  rmSync(path.join(outDir, RUN_SETTINGS_FILE), { force: true });
-  rmSync(journal, { force: true });
 }

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BIN, ROOT, runCli, tempDir } from '../helpers/cli.js';
@@ -57,6 +57,18 @@ describe('the output folder of a fresh run', () => {
     expect(fresh.code, fresh.stderr).toBe(0);
     expect(readdirSync(path.join(out, 'traces')).sort()).toEqual(['my-otel-export.json', 'notes.txt', 't0.e0.json', 't1.e0.json']);
     expect(readFileSync(path.join(out, 'notes.txt'), 'utf8')).toBe('mine too');
+  });
+
+  it('refuses (exit 2, nothing touched) a traces/ that is a symbolic link: the run would clear and fill the folder it points to', async () => {
+    const suite = slowSuite(1);
+    const out = tempDir();
+    const elsewhere = tempDir();
+    writeFileSync(path.join(elsewhere, 'precious.e1.json'), 'mine');
+    symlinkSync(elsewhere, path.join(out, 'traces'));
+    const result = await runCli(['run', suite, '--out', out, '--no-html']);
+    expect(result.code, result.stderr).toBe(2);
+    expect(result.stderr).toMatch(/traces is a symbolic link/);
+    expect(readdirSync(elsewhere)).toEqual(['precious.e1.json']);
   });
 
   it('refuses (exit 2, nothing touched) a folder whose results.jsonl is not a tracegate journal', async () => {
