@@ -114,8 +114,9 @@ function selectTasks(flags: RunFlags, tasks: Task[]) {
   if (selected.length === 0) throw new CliError(`no task matches the selection (${[flags.tag?.length ? '--tag' : null, flags.grep ? '--grep' : null].filter(Boolean).join(', ') || 'the suites are empty'})`, EXIT.BAD_INPUT);
   const policyTasksOnly = selected.every((t) => t.toolCall !== null);
   // A CI matrix wider than the suite leaves some shards empty: they write an empty shard output that merge joins.
+  const wholeRun = selected;
   if (shard) selected = selectShard(selected, shard.index, shard.total);
-  return { selected, shard, policyTasksOnly };
+  return { selected, wholeRun, shard, policyTasksOnly };
 }
 
 export interface PreparedRun {
@@ -123,6 +124,8 @@ export interface PreparedRun {
   /** What the suites' header lines ask for (one value across all suites). */
   suiteDefaults: { cassettes: string | null; policy: string | null; mcpServers: McpServerSpec[] | null };
   tasks: Task[];
+  /** The selected tasks of the whole run, every shard's: what a baseline is compared with. */
+  wholeRun: Task[];
   shard: { index: number; total: number } | null;
   /** Every selected task of the whole run (all shards) is a policy task: the harness needs no model. */
   policyTasksOnly: boolean;
@@ -132,8 +135,8 @@ export interface PreparedRun {
 /** Loads and selects the tasks once; every error here is bad input (exit 2) and nothing is written yet. */
 export function prepareRun(suiteFiles: string[], flags: RunFlags): PreparedRun {
   const suites = loadSuites(suiteFiles);
-  const { selected, shard, policyTasksOnly } = selectTasks(flags, suites.flatMap((s) => s.tasks));
-  return { suites, suiteDefaults: suiteDefaults(suites), tasks: selected, shard, policyTasksOnly, redactor: createRedactor(process.env, secretsOf({ flags, env: process.env })) };
+  const { selected, wholeRun, shard, policyTasksOnly } = selectTasks(flags, suites.flatMap((s) => s.tasks));
+  return { suites, suiteDefaults: suiteDefaults(suites), tasks: selected, wholeRun, shard, policyTasksOnly, redactor: createRedactor(process.env, secretsOf({ flags, env: process.env })) };
 }
 
 /** Suites run together must agree on their header's cassettes and policy. */
@@ -243,7 +246,8 @@ Exit codes: 0 gate passed, 1 gate failed, 2 bad input or usage, 3 could not run.
       checkEpochsFlags(flags);
       const variant = flags.variant ? loadVariant(flags.variant) : null;
       const gateInputs = loadGateInputs(flags);
-      checkBaselineShares(prepared.tasks, gateInputs.baseline);
+      // The whole run's tasks: one shard may hold only tasks added since the baseline (merge checks the rest).
+      checkBaselineShares(prepared.wholeRun, gateInputs.baseline);
       const adapter = await buildAdapter(flags, variant, prepared);
       const outDir = path.resolve(flags.out);
       ensureWritableDir(outDir);

@@ -103,6 +103,24 @@ describe('merge: shards joined into one report', () => {
     expect(existsSync(path.join(out, 'report.json'))).toBe(false);
   });
 
+  it('a baseline is compared with the whole run, not one shard: a shard holding only tasks added since the baseline runs, and the merge gates', async () => {
+    const dir = tempDir();
+    const task = (id: string) => JSON.stringify({ id, tool_call: { name: 'calculator', arguments: { expression: '1+1' } } });
+    writeFileSync(path.join(dir, 'old.jsonl'), ['a', 'b'].map(task).join('\n') + '\n');
+    // Many new tasks, so some shard of 4 holds none of the baseline's two.
+    const ids = ['a', 'b', ...Array.from({ length: 14 }, (_, i) => `n${i}`)];
+    writeFileSync(path.join(dir, 'new.jsonl'), ids.map(task).join('\n') + '\n');
+    expect((await runCli(['run', path.join(dir, 'old.jsonl'), '--out', path.join(dir, 'base'), '--no-html', '-q'])).code).toBe(0);
+    const baseline = path.join(dir, 'base', 'report.json');
+    const outs = [1, 2, 3, 4].map((i) => path.join(dir, `s${i}`));
+    const runs = await Promise.all(outs.map((out, i) => runCli(['run', path.join(dir, 'new.jsonl'), '--shard', `${i + 1}/4`, '--baseline', baseline, '--out', out, '--no-html', '-q'])));
+    expect(outs.some((out) => !readReport(out).tasks.some((t) => t.id === 'a' || t.id === 'b'))).toBe(true);
+    for (const run of runs) expect(run.code, run.stderr).toBe(0);
+    const merged = await runCli(['merge', ...outs, '--baseline', baseline, '--out', path.join(dir, 'merged'), '--no-html']);
+    expect(merged.code, merged.stderr).toBe(0);
+    expect(readReport(path.join(dir, 'merged')).tasks).toHaveLength(16);
+  });
+
   it('a CI matrix wider than the suite: empty shards exit 0 with an empty output, and merge joins them', async () => {
     const dir = tempDir();
     const suite = path.join(dir, 's.jsonl');
