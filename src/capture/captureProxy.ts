@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { z } from 'zod';
 import { AGENT_RUN_ERROR } from '../adapters/runErrorCodes.js';
 import { ChatMessagesSchema, describeIssues } from '../schema/agentIo.js';
-import { cutAtToken, type Redactor } from '../schema/redact.js';
+import { createRedactor, cutAtToken, type Redactor } from '../schema/redact.js';
 import { requestHash } from '../schema/requestKey.js';
 import { ChunkAccumulator, completionBody, providerErrorOf, replyFromCompletion, SseParser, sseBody, type ChatReply } from './chatReply.js';
 import type { CassetteRecorder, CassetteReplay } from './cassetteStore.js';
@@ -14,6 +14,9 @@ import { forwardUpstream, type Upstream, type UpstreamBudget } from './upstream.
 import type { EndpointLimiter } from '../provider/index.js';
 
 const MAX_REQUEST_BYTES = 32 * 1024 * 1024;
+
+/** Redaction by the fixed key patterns alone, the same on every machine: what cassette keys see. */
+const KEYING = createRedactor({}, []);
 
 const FunctionToolSchema = z.looseObject({ function: z.looseObject({ name: z.string(), description: z.string().optional(), parameters: z.unknown() }) });
 /** A `custom` tool (free-form input, GPT-5): its name and format in its own field. */
@@ -215,9 +218,11 @@ export class CaptureProxy {
       this.sendError(res, 502, `tracegate: ${full}`, { 'x-should-retry': 'false' });
     };
     // Keyed as redacted: a recorded reply is stored redacted, so on replay the agent sends the
-    // redacted text back, and the key must be the one the recording made of the original.
+    // redacted text back, and the key must be the one the recording made of the original. Only the
+    // fixed patterns count (KEYING): masking the recording machine's environment values would key a
+    // prompt that holds one differently on every other machine.
     const keyed = { ...parsed, tools: parsed.tools?.map(keyedTool) };
-    const hash = requestHash(this.options.redactor ? this.options.redactor.deep(keyed) : keyed);
+    const hash = requestHash(KEYING.deep(keyed));
     const occurrence = (trial.sent.get(hash) ?? 0) + 1;
     trial.sent.set(hash, occurrence);
     const { replay, upstream, recorder } = this.options;

@@ -50,9 +50,9 @@ async function upstream(): Promise<string> {
   return server.start();
 }
 
-async function proxyFor(options: { record?: string; replay?: string }): Promise<CaptureProxy> {
+async function proxyFor(options: { record?: string; replay?: string; env?: NodeJS.ProcessEnv }): Promise<CaptureProxy> {
   const url = options.record ? await upstream() : null;
-  const redactor = createRedactor({});
+  const redactor = createRedactor(options.env ?? {});
   const proxy = new CaptureProxy({
     upstream: url ? { baseUrl: url, apiKey: 'sk-upstream-0123456789abcdefghijklmnop' } : null,
     replay: options.replay ? new CassetteReplay(options.replay) : null,
@@ -138,5 +138,19 @@ describe('capture proxy cassettes under redaction', () => {
     expect(replayed.traffic.runError).toBeNull();
     expect(replayed.args).toMatch(/password=\[REDACTED:assigned\]/);
     expect(replayed.second).toBe(recorded.second);
+  });
+
+  it('the key does not depend on the recording machine: a prompt holding one of its environment values (DESKTOP_SESSION=ubuntu) replays where that variable is unset', async () => {
+    const dir = tempDir();
+    const once = async (proxy: CaptureProxy) => {
+      const trial = proxy.openTrial('task_e');
+      const client = new OpenAI({ baseURL: trial.baseUrl, apiKey: trial.apiKey, maxRetries: 0 });
+      const text = (await client.chat.completions.create(ask('which desktop runs on ubuntu?'))).choices[0]!.message.content;
+      return { text, runError: trial.close().runError };
+    };
+    const recorded = await once(await proxyFor({ record: dir, env: { DESKTOP_SESSION: 'ubuntu' } }));
+    const replayed = await once(await proxyFor({ replay: dir }));
+    expect(replayed.runError).toBeNull();
+    expect(replayed.text).toBe(recorded.text);
   });
 });
