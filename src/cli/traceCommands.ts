@@ -1,4 +1,4 @@
-import { readFileSync, rmSync } from 'node:fs';
+import { readFileSync, realpathSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { Option, type Command } from 'commander';
 import { buildReport, taskResult } from '../report/buildReport.js';
@@ -43,7 +43,8 @@ export function registerImport(program: Command, handle: Handle): void {
       handle(async () => {
         const imported: ImportedFile[] = [];
         const problems: string[] = [];
-        for (const file of files) {
+        // A file named twice (overlapping globs) is read once.
+        for (const file of [...new Map(files.map((f) => [realPathOr(f), f])).values()]) {
           if (NOT_TRACES.test(file)) {
             process.stderr.write(`skipped ${file}: a notes file, not a trace\n`);
             continue;
@@ -230,4 +231,12 @@ export function registerExport(program: Command, handle: Handle): void {
         return EXIT.PASS;
       }),
     );
+}
+
+function realPathOr(file: string): string {
+  try {
+    return realpathSync(file);
+  } catch {
+    return file;
+  }
 }

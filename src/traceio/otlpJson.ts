@@ -80,6 +80,16 @@ export function otlpSpans(request: unknown, fileName: string): OtelSpan[] {
   return out;
 }
 
+/**
+ * A span exported twice (an exporter that retried, a collector that flushed again, the same file
+ * given twice) counts once: the last copy of each trace and span id is kept.
+ */
+export function withoutRepeats(spans: OtelSpan[]): OtelSpan[] {
+  const byId = new Map<string, OtelSpan>();
+  for (const span of spans) byId.set(`${span.traceId}/${span.spanId}`, span);
+  return byId.size === spans.length ? spans : [...byId.values()];
+}
+
 const isRequest = (v: unknown) => isRecord(v) && Array.isArray(v['resourceSpans'] ?? v['resource_spans']);
 /** Jaeger's v3 API answers `{result: <ExportTraceServiceRequest>}`. */
 const unwrap = (v: unknown) => (isRecord(v) && isRequest(v['result']) ? v['result'] : v);
@@ -90,7 +100,7 @@ export const otlpJson: TraceFormat = {
   sniff: ({ json, jsonLines }) => isRequest(unwrap(json)) || (jsonLines !== undefined && jsonLines.length > 0 && jsonLines.every((l) => isRequest(unwrap(l)))),
   parse: ({ json, jsonLines, fileName }) => {
     const requests = (isRequest(unwrap(json)) ? [json] : (jsonLines ?? [])).map(unwrap);
-    return otelConversations(requests.flatMap((r) => otlpSpans(r, fileName)), 'otlp-json', stem(fileName));
+    return otelConversations(withoutRepeats(requests.flatMap((r) => otlpSpans(r, fileName))), 'otlp-json', stem(fileName));
   },
 };
 

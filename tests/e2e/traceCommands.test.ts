@@ -58,6 +58,21 @@ describe('tracegate import', () => {
     const trace = JSON.parse(readFileSync(path.join(out, 'split-part1.e0.json'), 'utf8')) as { spans: Array<{ kind: string }> };
     expect(trace.spans.filter((s) => s.kind === 'llm')).toHaveLength(3);
   });
+
+  it('spans exported twice count once: the same file named twice, or a part repeated in another file, gives the trace of one copy', async () => {
+    const once = tempDir();
+    expect((await runCli(['import', path.join(FIXTURES, 'genai-otlp.jsonl'), '--out', once])).code).toBe(0);
+    const twice = tempDir();
+    const copy = path.join(tempDir(), 'copy.jsonl');
+    writeFileSync(copy, readFileSync(path.join(FIXTURES, 'genai-otlp.jsonl')));
+    const result = await runCli(['import', path.join(FIXTURES, 'genai-otlp.jsonl'), path.join(FIXTURES, 'genai-otlp.jsonl'), copy, '--out', twice]);
+    expect(result.code, result.stderr).toBe(0);
+    const spans = (dir: string) =>
+      readdirSync(dir).flatMap((f) => (JSON.parse(readFileSync(path.join(dir, f), 'utf8')) as { spans: Array<{ span_id: string; kind: string }> }).spans.filter((s) => s.kind !== 'agent'));
+    const ids = spans(twice).map((s) => s.span_id);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids.sort()).toEqual(spans(once).map((s) => s.span_id).sort());
+  });
 });
 
 describe('tracegate score', () => {
