@@ -29,7 +29,8 @@ export function runSettingsOf(flags: RunFlags, variant: LoadedVariant | null, pr
     base_url: m.base_url ?? 'none',
     cassettes: plan.model.kind === 'cassettes' ? path.resolve(plan.model.dir) : 'none',
     policy: policyFile ? fileLabel(policyFile) : adapter.policy,
-    sandbox: flags.sandbox,
+    // What ran, not what was asked: `auto` is bubblewrap on one machine and a process group on another.
+    sandbox: adapter.sandbox,
     variant: variant ? `${variant.name} ${fileLabel(variant.file)}` : 'none',
     max_steps: String(flags.maxSteps ?? `default (${DEFAULT_MAX_STEPS})`),
     timeout_ms: String(flags.timeout),

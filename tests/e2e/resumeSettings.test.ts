@@ -53,6 +53,23 @@ describe('--resume keeps journaled trials only under the settings they ran with'
     expect(JSON.parse(readFileSync(path.join(out, 'report.json'), 'utf8')).run.policy).toMatch(/deny-shell\.json$/);
   });
 
+  it('the sandbox recorded is the one that ran: --sandbox auto then --sandbox process is a change where auto chose bubblewrap', async () => {
+    const suite = policySuite(1);
+    const out = tempDir();
+    const first = await runCli(['run', suite, '--out', out, '--no-html']);
+    expect(first.code, first.stderr).toBe(0);
+    const ran = (JSON.parse(readFileSync(path.join(out, 'report.json'), 'utf8')) as { run: { sandbox: string } }).run.sandbox;
+    const other = ran === 'process' ? 'bwrap' : 'process';
+    const resumed = await runCli(['run', suite, '--out', out, '--no-html', '--resume', '--sandbox', other]);
+    if (ran === 'process') {
+      // No bubblewrap here: asking for it is bad input before the settings are compared.
+      expect(resumed.code).toBe(2);
+    } else {
+      expect(resumed.code, resumed.stderr).toBe(2);
+      expect(resumed.stderr).toContain(`sandbox: ${ran} → process`);
+    }
+  });
+
   it('a policy file edited in place counts as a change', async () => {
     const suite = policySuite(1);
     const out = tempDir();
