@@ -371,29 +371,35 @@ async function pipeStream(response: Response, res: ServerResponse, key: string |
   const scrubber = new KeyScrubber(key);
   let error: string | null = null;
   let done = false;
+  const onEvent = (data: string, event: string | null): void => {
+    if (data === '[DONE]') return void (done = true);
+    let chunk: unknown;
+    try {
+      chunk = JSON.parse(data);
+    } catch {
+      // A malformed chunk is passed on untouched; the agent's client decides what it means.
+      if (event === 'error') error ??= cutAtToken(data, 300);
+      return;
+    }
+    const problem = providerErrorOf(chunk) ?? (event === 'error' ? cutAtToken(data, 300) : null);
+    if (problem !== null) error ??= problem;
+    else accumulator.add(chunk);
+  };
   const reader = response.body!.getReader();
+  // An agent that hangs up mid-stream: stop reading (and paying for) the rest of the upstream's answer.
+  res.once('close', () => void reader.cancel().catch(() => undefined));
   for (;;) {
     const next = await readWithin(reader, streamIdleMs(deadline));
     if (next.done) break;
-    const bytes = next.value;
-    const text = scrubber.push(decoder.decode(bytes, { stream: true }));
+    const text = scrubber.push(decoder.decode(next.value, { stream: true }));
     if (text) res.write(text);
-    parser.push(text, (data, event) => {
-      if (data === '[DONE]') return void (done = true);
-      let chunk: unknown;
-      try {
-        chunk = JSON.parse(data);
-      } catch {
-        // A malformed chunk is passed on untouched; the agent's client decides what it means.
-        if (event === 'error') error ??= cutAtToken(data, 300);
-        return;
-      }
-      const problem = providerErrorOf(chunk) ?? (event === 'error' ? cutAtToken(data, 300) : null);
-      if (problem !== null) error ??= problem;
-      else accumulator.add(chunk);
-    });
+    parser.push(text, onEvent);
   }
-  res.end(scrubber.flush() + decoder.decode());
+  // What the scrubber held back (it might have begun the key) is the stream's end, for the trace too.
+  const tail = scrubber.flush() + decoder.decode();
+  if (tail) parser.push(tail, onEvent);
+  parser.end(onEvent);
+  res.end(tail);
   const reply = accumulator.reply();
   return { reply, error, cut: !done && reply.finishReason === null };
 }

@@ -168,6 +168,13 @@ export class SseParser {
       if (data) onData(data, name);
     }
   }
+
+  /** The stream has ended: a \r held back was a line ending (a stream with CR-only line endings). */
+  end(onData: (data: string, event: string | null) => void): void {
+    if (!this.heldCr) return;
+    this.heldCr = false;
+    this.push('\n', onData);
+  }
 }
 
 export function replyFromCassette(response: CassetteResponse, model: string): ChatReply {

@@ -34,6 +34,15 @@ describe('SseParser', () => {
     expect(parse(['data: a\r', '\rdata: b\r\r'])).toEqual([['a', null]]);
     expect(parse(['data: a\r', '\rdata: b\r\r', 'data: c\r\r'])).toEqual([['a', null], ['b', null]]);
   });
+
+  it('at the end of the stream a held \r is a line ending: the last CR-only event is not lost', () => {
+    const parser = new SseParser();
+    const out: string[] = [];
+    parser.push('data: a\r\rdata: [DONE]\r\r', (data) => out.push(data));
+    expect(out).toEqual(['a']);
+    parser.end((data) => out.push(data));
+    expect(out).toEqual(['a', '[DONE]']);
+  });
 });
 
 const toolChunk = (calls: object[], finish: string | null = null) => ({ choices: [{ index: 0, delta: { tool_calls: calls }, finish_reason: finish }] });
