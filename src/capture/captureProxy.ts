@@ -212,7 +212,8 @@ export class CaptureProxy {
     trial.exchanges.push(exchange);
     const fail = (code: string, message: string, absorbable = false) => {
       const full = this.scrub(`task ${trial.taskId}, step ${step}: ${message}`);
-      if (!trial.runError) Object.assign(trial, { runError: { code, message: full }, absorbable });
+      // The first fault is the trial's, except that one the agent may still get past gives way to one it cannot.
+      if (!trial.runError || (trial.absorbable && !absorbable)) Object.assign(trial, { runError: { code, message: full }, absorbable });
       exchange.error = full;
       // x-should-retry: the openai clients would otherwise retry a fault no retry can fix.
       this.sendError(res, 502, `tracegate: ${full}`, { 'x-should-retry': 'false' });
