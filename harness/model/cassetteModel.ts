@@ -84,6 +84,6 @@ function toReply(response: CassetteResponse, step: number): ModelReply {
       arguments: typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments),
     })),
     usage: response.usage ?? { input_tokens: 0, output_tokens: 0 },
-    finishReason: response.tool_calls.length ? 'tool_calls' : 'stop',
+    finishReason: response.finish_reason ?? (response.tool_calls.length ? 'tool_calls' : 'stop'),
   };
 }

@@ -42,6 +42,8 @@ export class RecordingModel implements Model {
           refusal: reply.refusal,
           tool_calls: reply.toolCalls.map((c) => ({ id: c.id, name: c.name, arguments: c.arguments })),
           usage: reply.usage,
+          // Kept whenever the server sent one, so a replay reports how the model ended (`length` …).
+          ...(reply.finishReason ? { finish_reason: reply.finishReason } : {}),
         },
       });
     }
