@@ -222,7 +222,9 @@ async function withProviderRetries<R extends HttpReply>(url: string, budget: Pro
         faults.push({ fault: statusFault, status, detail: cutAtToken(body, 200).replace(/\s+/g, ' ') || reply.statusText });
       } else if (isOk(status) && budget.acceptBody && !budget.acceptBody(body)) {
         slot?.release('fault');
-        faults.push({ fault: 'malformed_body', status, detail: `unreadable body (${body.length} bytes)` });
+        // What came instead (a proxy's HTML error page, `choices: []`) is the evidence: its start, one line.
+        const start = cutAtToken(body, 200).replace(/\s+/g, ' ').trim();
+        faults.push({ fault: 'malformed_body', status, detail: `unreadable body (${body.length} bytes)${start ? `: ${start}` : ''}` });
       } else {
         if (isOk(status)) budget.limiter?.observe(tuning.now() - started);
         slot?.release(isOk(status) ? 'ok' : 'fault');

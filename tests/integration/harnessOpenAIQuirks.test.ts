@@ -146,4 +146,16 @@ describe('OpenAI-compatible servers that answer unlike OpenAI', () => {
     );
     expect(replayed.final_answer).toEqual(live.final_answer);
   });
+  it('a proxy that answers 200 with an HTML error page is a provider fault: retried, then errored naming the fault and what came instead', async () => {
+    const html = '<html>\n<head><title>502 Bad Gateway</title></head>\n<body>nginx</body></html>';
+    const server = await serve([FINAL], (_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/html' }).end(html);
+      return true;
+    });
+    const trace = await run(new OpenAIModel({ model: 'm', baseURL: server.baseURL, timeoutMs: 1500 }));
+    expect(trace.final_answer.exit_reason).toBe('error');
+    expect(trace.error!.code).toBe('PROVIDER_ERROR');
+    expect(trace.error!.message).toContain('malformed_body (HTTP 200: unreadable body (76 bytes): <html> <head><title>502 Bad Gateway</title></head> <body>nginx</body></html>)');
+    expect(server.requests.length).toBeGreaterThan(1);
+  });
 });
