@@ -158,4 +158,36 @@ describe('OpenAI-compatible servers that answer unlike OpenAI', () => {
     expect(trace.error!.message).toContain('malformed_body (HTTP 200: unreadable body (76 bytes): <html> <head><title>502 Bad Gateway</title></head> <body>nginx</body></html>)');
     expect(server.requests.length).toBeGreaterThan(1);
   });
+  it('a reply the redactor takes part of (password: … in prose) still replays: a recording is keyed by the request as redacted', async () => {
+    const server = await serve([
+      { content: 'First I set password = hunter22 in the config.', tool_calls: [{ id: 'a', type: 'function', function: { name: 'read_file', arguments: '{"path":"README.md"}' } }], finish_reason: 'tool_calls' },
+      FINAL,
+    ]);
+    const dir = tempDir('tracegate-cassettes-');
+    const ws = workspace();
+    const redactor = createRedactor({});
+    const live = await run(new RecordingModel(new OpenAIModel({ model: 'm', baseURL: server.baseURL }), dir, redactor), ws);
+    const cassette = JSON.parse(readFileSync(path.join(dir, 'task_quirk.json'), 'utf8'));
+    expect(cassette.interactions[0].response.content).toBe('First I set password = [REDACTED:assigned] in the config.');
+    const replayed = await run(new CassetteModel(dir, redactor), ws);
+    expect(replayed.error).toBeNull();
+    expect(replayed.final_answer).toEqual(live.final_answer);
+  });
+
+  it('redacted tool arguments stay valid JSON, and a replay that then differs says the redaction is why', async () => {
+    const args = JSON.stringify({ path: 'cfg.py', content: 'api_key = os.environ["KEY"]\n' });
+    const server = await serve([
+      { content: null, tool_calls: [{ id: 'w', type: 'function', function: { name: 'write_file', arguments: args } }], finish_reason: 'tool_calls' },
+      FINAL,
+    ]);
+    const dir = tempDir('tracegate-cassettes-');
+    const redactor = createRedactor({});
+    await run(new RecordingModel(new OpenAIModel({ model: 'm', baseURL: server.baseURL }), dir, redactor));
+    const stored = JSON.parse(readFileSync(path.join(dir, 'task_quirk.json'), 'utf8')).interactions[0].response.tool_calls[0].arguments;
+    expect(JSON.parse(stored)).toEqual({ path: 'cfg.py', content: 'api_key = [REDACTED:assigned]"KEY"]\n' });
+    const replayed = await run(new CassetteModel(dir, redactor));
+    expect(toolSpans(replayed).map((s) => [s.attributes['tool.name'], s.status])).toEqual([['write_file', 'ok']]);
+    expect(replayed.error).toMatchObject({ code: 'CASSETTE_MISS', message: expect.stringContaining('step 2') });
+    expect(replayed.error!.message).toContain('the recording redacted tool arguments');
+  });
 });
