@@ -102,7 +102,9 @@ export class OpenAIModel implements Model {
     }
     // A status that is not a provider fault (400, 401, 404): the request itself was refused.
     if (reply.status < 200 || reply.status > 299 || completion === null) {
-      throw new ModelError('PROVIDER_ERROR', `task ${ctx.taskId}, step ${ctx.step}: ${refusalMessage(reply.status, reply.statusText, reply.body)}`);
+      // A 404 or 405 is most often the URL (a base URL without its `/v1`): name the one posted to.
+      const where = reply.status === 404 || reply.status === 405 ? ` (POST ${this.url.origin}${this.url.pathname})` : '';
+      throw new ModelError('PROVIDER_ERROR', `task ${ctx.taskId}, step ${ctx.step}: ${refusalMessage(reply.status, reply.statusText, reply.body)}${where}`);
     }
     return toReply(completion, reply.faults.length, ctx);
   }

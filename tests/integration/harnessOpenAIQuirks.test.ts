@@ -190,4 +190,16 @@ describe('OpenAI-compatible servers that answer unlike OpenAI', () => {
     expect(replayed.error).toMatchObject({ code: 'CASSETTE_MISS', message: expect.stringContaining('step 2') });
     expect(replayed.error!.message).toContain('the recording redacted tool arguments');
   });
+  it('a 404 names the URL it posted to, so a base URL without its /v1 (Ollama, vLLM) shows', async () => {
+    const server = await serve([FINAL], (req, res) => {
+      if (req.url === '/v1/chat/completions') return false;
+      res.writeHead(404, { 'content-type': 'text/plain' }).end('404 page not found');
+      return true;
+    });
+    const origin = server.baseURL.replace(/\/v1$/, '');
+    const trace = await run(new OpenAIModel({ model: 'm', baseURL: origin }));
+    expect(trace.error).toEqual({ code: 'PROVIDER_ERROR', message: `task task_quirk, step 1: 404 404 page not found (POST ${origin}/chat/completions)` });
+    expect(server.requests).toHaveLength(1);
+    expect((await run(new OpenAIModel({ model: 'm', baseURL: `${server.baseURL}/` }))).final_answer.exit_reason).toBe('completed');
+  });
 });
