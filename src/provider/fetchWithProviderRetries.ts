@@ -241,11 +241,14 @@ async function withProviderRetries<R extends HttpReply>(url: string, budget: Pro
     if (room < MIN_BACKOFF_MS) throw giveUp('and the time budget ran out');
     // A Retry-After is honoured, with a little jitter so the callers it sent away do not return at
     // once; a backoff of our own shrinks to leave room for one more attempt.
+    // A Retry-After of 0 or in the past says nothing about when: retrying at once would hammer the
+    // server (retries are bounded by the budget, not a count), so our own backoff applies.
+    const hinted = waitMs !== null && waitMs > 0 ? waitMs : null;
     const delay =
-      waitMs === null
+      hinted === null
         ? Math.min(room, Math.max(MIN_BACKOFF_MS, tuning.random() * Math.min(tuning.backoffCapMs, tuning.backoffBaseMs * 2 ** retry)))
-        : waitMs + tuning.random() * Math.min(1000, waitMs * 0.1);
-    if (delay > room) throw giveUp(`and its Retry-After (${Math.round(waitMs ?? delay)} ms) outlasts the time budget`);
+        : Math.max(MIN_BACKOFF_MS, hinted + tuning.random() * Math.min(1000, hinted * 0.1));
+    if (delay > room) throw giveUp(`and its Retry-After (${Math.round(hinted ?? delay)} ms) outlasts the time budget`);
     const wait = sleep(delay, budget.signal);
     await (budget.park ? budget.park(wait) : wait);
   }

@@ -202,4 +202,19 @@ describe('OpenAI-compatible servers that answer unlike OpenAI', () => {
     expect(server.requests).toHaveLength(1);
     expect((await run(new OpenAIModel({ model: 'm', baseURL: `${server.baseURL}/` }))).final_answer.exit_reason).toBe('completed');
   });
+  it.each([
+    ['retry-after', '0'],
+    ['retry-after-ms', '0'],
+    ['retry-after', 'Thu, 01 Jan 1970 00:00:00 GMT'],
+    ['retry-after', '-5'],
+  ])('a 429 with %s: %s (now, or in the past) is retried with backoff, not at once until the budget ends', async (header, value) => {
+    const server = await serve([FINAL], (_req, res) => {
+      res.writeHead(429, { 'content-type': 'application/json', [header]: value }).end('{"error":{"message":"Rate limit reached"}}');
+      return true;
+    });
+    const trace = await run(new OpenAIModel({ model: 'm', baseURL: server.baseURL, timeoutMs: 1500 }));
+    expect(trace.error!.message).toMatch(/rate_limited \(HTTP 429: .*Rate limit reached.*\) and the time budget ran out/);
+    // Exponential backoff from 250 ms leaves room for a handful of attempts in 1.5 s; at once, it was hundreds.
+    expect(server.requests.length).toBeLessThan(20);
+  });
 });
