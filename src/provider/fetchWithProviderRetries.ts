@@ -2,7 +2,7 @@ import { cutAtToken } from '../schema/redact.js';
 import { TracegateError } from '../schema/runError.js';
 import { SlotWaitExpired, type EndpointLimiter, type LimiterSlot } from './endpointLimiter.js';
 import { faultOfStatus, ProviderFaultError, type FaultRecord, type ProviderFault } from './providerFault.js';
-import { BodyTooLarge, nodeHttpRequest, type HttpReply, type HttpRequestInit } from './nodeHttpRequest.js';
+import { BodyTooLarge, BodyUndecodable, nodeHttpRequest, type HttpReply, type HttpRequestInit } from './nodeHttpRequest.js';
 import { retryAfterMs } from './retryAfter.js';
 
 /** The time a request may take, retries included, and what it may lean on meanwhile. */
@@ -83,6 +83,10 @@ const sleep = (ms: number, signal: AbortSignal | undefined) =>
 function connectionFault(error: unknown): { fault: ProviderFault; detail: string } {
   if (error instanceof AttemptTimeout) return { fault: 'timeout', detail: error.message };
   if (error instanceof BodyTooLarge) return { fault: 'malformed_body', detail: error.message };
+  if (error instanceof BodyUndecodable) {
+    const cause = (error.cause as { code?: string } | undefined)?.code;
+    return { fault: 'malformed_body', detail: `${error.message}${cause ? `: ${cause}` : ''}` };
+  }
   const cause = (error as { cause?: { code?: string; message?: string } })?.cause;
   const detail = [error instanceof Error ? error.message : String(error), cause?.code ?? cause?.message].filter(Boolean).join(': ');
   return { fault: 'connection_reset', detail };
@@ -233,7 +237,7 @@ async function withProviderRetries<R extends HttpReply>(url: string, budget: Pro
     } catch (error) {
       slot?.release('fault');
       if (budget.signal?.aborted) throw budget.signal.reason;
-      faults.push({ status: null, ...connectionFault(error) });
+      faults.push({ status: error instanceof BodyUndecodable ? error.status : null, ...connectionFault(error) });
     }
 
     // Time we may wait and still leave the next attempt its minimum.

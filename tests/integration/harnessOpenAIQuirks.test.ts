@@ -2,6 +2,7 @@ import { readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
+import { deflateRawSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CassetteModel, DEFAULT_SETTINGS, loadPolicy, nonInteractiveApprover, OpenAIModel, RecordingModel, runAgent, type Model } from '../../harness/index.js';
 import { createRedactor } from '../../src/schema/redact.js';
@@ -216,5 +217,20 @@ describe('OpenAI-compatible servers that answer unlike OpenAI', () => {
     expect(trace.error!.message).toMatch(/rate_limited \(HTTP 429: .*Rate limit reached.*\) and the time budget ran out/);
     // Exponential backoff from 250 ms leaves room for a handful of attempts in 1.5 s; at once, it was hundreds.
     expect(server.requests.length).toBeLessThan(20);
+  });
+  it('reads a body in raw deflate (no zlib header); a body its content-encoding does not fit is a malformed body of an answer, not a lost connection', async () => {
+    const completion = JSON.stringify({ choices: [{ index: 0, message: { role: 'assistant', content: 'It counts widgets.' }, finish_reason: 'stop' }] });
+    const raw = await serve([FINAL], (_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'deflate' }).end(deflateRawSync(completion));
+      return true;
+    });
+    expect((await run(new OpenAIModel({ model: 'm', baseURL: raw.baseURL, timeoutMs: 3000 }))).final_answer).toEqual({ text: 'It counts widgets.', exit_reason: 'completed' });
+    const mislabelled = await serve([FINAL], (_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' }).end(completion);
+      return true;
+    });
+    const trace = await run(new OpenAIModel({ model: 'm', baseURL: mislabelled.baseURL, timeoutMs: 1000 }));
+    expect(trace.error!.message).toContain('malformed_body (HTTP 200: fetch failed: could not decode the response body: Z_DATA_ERROR) and the time budget ran out');
+    expect(trace.error!.message).not.toContain('connection_reset');
   });
 });
