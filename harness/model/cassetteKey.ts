@@ -34,11 +34,15 @@ const JSON_STRING = /"(?:[^"\\]|\\.)*"/g;
 export function redactedArguments(text: string, redactor: Redactor): string {
   const whole = redactor.text(text);
   if (whole === text || !parses(text) || parses(whole)) return whole;
-  return text.replace(JSON_STRING, (literal) => {
+  const byLiteral = text.replace(JSON_STRING, (literal) => {
     const value = JSON.parse(literal) as string;
     const redacted = redactor.text(value);
     return redacted === value ? literal : JSON.stringify(redacted);
   });
+  // Then the whole text again, for what spans literals (`"password": "…"`); a secret is never kept
+  // for the sake of valid JSON.
+  const again = redactor.text(byLiteral);
+  return parses(again) ? again : whole;
 }
 
 function parses(text: string): boolean {
