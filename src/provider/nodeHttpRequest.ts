@@ -84,6 +84,12 @@ function decode(body: Buffer, encoding: string | undefined, max: number): Buffer
   }
 }
 
+/** The body as text the way fetch's UTF-8 decode reads it: a leading byte order mark is not text (some gateways send one). */
+function utf8Text(payload: Buffer): string {
+  const hasBom = payload.length >= 3 && payload[0] === 0xef && payload[1] === 0xbb && payload[2] === 0xbf;
+  return payload.toString('utf8', hasBom ? 3 : 0);
+}
+
 /** Node's parsed headers, read like fetch's (repeated values joined with ", "). */
 function replyHeaders(headers: IncomingHttpHeaders): ReplyHeaders {
   return {
@@ -171,7 +177,7 @@ function send(url: URL, init: HttpRequestInit, signal: AbortSignal | undefined, 
         }
         settle();
         const { 'content-encoding': _encoding, 'content-length': _length, ...kept } = response.headers;
-        resolve({ status, statusText: response.statusMessage ?? '', headers: replyHeaders(kept), body: payload.toString('utf8') });
+        resolve({ status, statusText: response.statusMessage ?? '', headers: replyHeaders(kept), body: utf8Text(payload) });
       });
     });
     request.on('error', (error) => fail(new TypeError('fetch failed', { cause: error })));

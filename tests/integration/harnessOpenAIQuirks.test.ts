@@ -233,4 +233,13 @@ describe('OpenAI-compatible servers that answer unlike OpenAI', () => {
     expect(trace.error!.message).toContain('malformed_body (HTTP 200: fetch failed: could not decode the response body: Z_DATA_ERROR) and the time budget ran out');
     expect(trace.error!.message).not.toContain('connection_reset');
   });
+  it('reads a body that starts with a UTF-8 byte order mark, as fetch does', async () => {
+    const completion = JSON.stringify({ choices: [{ index: 0, message: { role: 'assistant', content: 'It counts widgets. ✓' }, finish_reason: 'stop' }] });
+    const server = await serve([FINAL], (_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' }).end(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(completion)]));
+      return true;
+    });
+    const trace = await run(new OpenAIModel({ model: 'm', baseURL: server.baseURL, timeoutMs: 1000 }));
+    expect(trace.final_answer).toEqual({ text: 'It counts widgets. ✓', exit_reason: 'completed' });
+  });
 });
