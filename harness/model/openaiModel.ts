@@ -32,8 +32,10 @@ function parseCompletion(body: string): ChatCompletion | null {
 function refusalMessage(status: number, statusText: string, body: string): string {
   let detail = body.trim().slice(0, 500) || `status code (no body)`;
   try {
-    const error = (JSON.parse(body) as { error?: { message?: unknown } | string }).error;
-    const message = typeof error === 'string' ? error : error?.message;
+    // OpenAI's `{error: {message}}`; also vLLM's `{object: "error", message}` and FastAPI's `{detail}`.
+    const parsed = JSON.parse(body) as { error?: { message?: unknown } | string; message?: unknown; detail?: unknown } | null;
+    const error = parsed?.error;
+    const message = typeof error === 'string' ? error : (error?.message ?? parsed?.message ?? parsed?.detail);
     if (typeof message === 'string' && message) detail = message;
   } catch {
     // not JSON: the text itself

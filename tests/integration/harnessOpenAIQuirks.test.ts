@@ -242,4 +242,15 @@ describe('OpenAI-compatible servers that answer unlike OpenAI', () => {
     const trace = await run(new OpenAIModel({ model: 'm', baseURL: server.baseURL, timeoutMs: 1000 }));
     expect(trace.final_answer).toEqual({ text: 'It counts widgets. ✓', exit_reason: 'completed' });
   });
+  it.each([
+    ['vLLM', { object: 'error', message: "This model's maximum context length is 4096 tokens.", type: 'BadRequestError', param: null, code: 400 }],
+    ['FastAPI', { detail: "This model's maximum context length is 4096 tokens." }],
+  ])('a refused request answered in %s\'s error shape is a run error with the server\'s own message', async (_server, error) => {
+    const server = await serve([FINAL], (_req, res) => {
+      res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify(error));
+      return true;
+    });
+    const trace = await run(new OpenAIModel({ model: 'm', baseURL: server.baseURL }));
+    expect(trace.error).toEqual({ code: 'PROVIDER_ERROR', message: "task task_quirk, step 1: 400 This model's maximum context length is 4096 tokens." });
+  });
 });
