@@ -2,7 +2,9 @@ import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { CassetteSchema, cassettePath, type Cassette, type CassetteResponse } from '../../src/schema/cassette.js';
 import { JsonFileError, readJsonFile } from '../../src/schema/jsonFile.js';
+import { createRedactor, type Redactor } from '../../src/schema/redact.js';
 import type { ModelInfo } from '../../src/schema/trace.js';
+import { cassetteKey } from './cassetteKey.js';
 import { requestHash } from './requestHash.js';
 import { ModelError, type Model, type ModelCallContext, type ModelReply, type ModelRequest } from './types.js';
 
@@ -25,7 +27,11 @@ export class CassetteModel implements Model {
   readonly info: ModelInfo;
   private readonly cache = new Map<string, Cassette>();
 
-  constructor(private readonly dir: string) {
+  /** `redactor`: the run's, as the recording's was, so a request is looked up as it was keyed (cassetteKey.ts). */
+  constructor(
+    private readonly dir: string,
+    private readonly redactor: Redactor = createRedactor(),
+  ) {
     if (!existsSync(dir)) throw new ModelError('CASSETTE_INVALID', `cassette folder ${dir} does not exist`);
     const kinds = new Set<string>();
     const models = new Set<string>();
@@ -62,13 +68,18 @@ export class CassetteModel implements Model {
   }
 
   private recorded(cassette: Cassette, request: ModelRequest, ctx: ModelCallContext): CassetteResponse {
-    const hash = requestHash(request);
-    const interaction = cassette.interactions.find((i) => i.request_hash === hash);
+    // Keyed as redacted; recordings made before that were keyed by the request as sent.
+    const hash = cassetteKey(request, this.redactor);
+    const raw = requestHash(request);
+    const interaction =
+      cassette.interactions.find((i) => i.request_hash === hash) ?? cassette.interactions.find((i) => i.request_hash === raw);
     if (!interaction) {
-      throw new ModelError(
-        'CASSETTE_MISS',
-        `task ${ctx.taskId}, step ${ctx.step}: no recorded response for request ${hash.slice(0, 19)}… (the prompt, tools or earlier replies changed since recording)`,
-      );
+      // A tool run on arguments the recording redacted (a file the model wrote) answers otherwise than it did live.
+      const redacted = cassette.interactions.some((i) => i.response.tool_calls.some((c) => JSON.stringify(c.arguments).includes('[REDACTED:')));
+      const why = redacted
+        ? 'the recording redacted tool arguments, and a tool run on the redacted text answers otherwise than it did live; or the prompt, tools or earlier replies changed since recording'
+        : 'the prompt, tools or earlier replies changed since recording';
+      throw new ModelError('CASSETTE_MISS', `task ${ctx.taskId}, step ${ctx.step}: no recorded response for request ${hash.slice(0, 19)}… (${why})`);
     }
     return interaction.response;
   }
@@ -84,6 +95,6 @@ function toReply(response: CassetteResponse, step: number): ModelReply {
       arguments: typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments),
     })),
     usage: response.usage ?? { input_tokens: 0, output_tokens: 0 },
-    finishReason: response.tool_calls.length ? 'tool_calls' : 'stop',
+    finishReason: response.finish_reason ?? (response.tool_calls.length ? 'tool_calls' : 'stop'),
   };
 }

@@ -32,8 +32,10 @@ function parseCompletion(body: string): ChatCompletion | null {
 function refusalMessage(status: number, statusText: string, body: string): string {
   let detail = body.trim().slice(0, 500) || `status code (no body)`;
   try {
-    const error = (JSON.parse(body) as { error?: { message?: unknown } | string }).error;
-    const message = typeof error === 'string' ? error : error?.message;
+    // OpenAI's `{error: {message}}`; also vLLM's `{object: "error", message}` and FastAPI's `{detail}`.
+    const parsed = JSON.parse(body) as { error?: { message?: unknown } | string; message?: unknown; detail?: unknown } | null;
+    const error = parsed?.error;
+    const message = typeof error === 'string' ? error : (error?.message ?? parsed?.message ?? parsed?.detail);
     if (typeof message === 'string' && message) detail = message;
   } catch {
     // not JSON: the text itself
@@ -102,7 +104,9 @@ export class OpenAIModel implements Model {
     }
     // A status that is not a provider fault (400, 401, 404): the request itself was refused.
     if (reply.status < 200 || reply.status > 299 || completion === null) {
-      throw new ModelError('PROVIDER_ERROR', `task ${ctx.taskId}, step ${ctx.step}: ${refusalMessage(reply.status, reply.statusText, reply.body)}`);
+      // A 404 or 405 is most often the URL (a base URL without its `/v1`): name the one posted to.
+      const where = reply.status === 404 || reply.status === 405 ? ` (POST ${this.url.origin}${this.url.pathname})` : '';
+      throw new ModelError('PROVIDER_ERROR', `task ${ctx.taskId}, step ${ctx.step}: ${refusalMessage(reply.status, reply.statusText, reply.body)}${where}`);
     }
     return toReply(completion, reply.faults.length, ctx);
   }
@@ -113,16 +117,20 @@ function toReply(completion: ChatCompletion, providerRetries: number, ctx: Model
   const choice = completion.choices[0];
   const message: Partial<ChatCompletion['choices'][number]['message']> = choice?.message ?? {};
   const text = (value: unknown) => (typeof value === 'string' ? value : null);
-  const calls = Array.isArray(message.tool_calls) ? message.tool_calls : [];
+  const calls: unknown[] = Array.isArray(message.tool_calls) ? message.tool_calls : [];
+  const ids = new Set<string>();
   return {
-    content: text(message.content),
+    content: contentText(message.content),
     refusal: text(message.refusal),
-    toolCalls: calls.flatMap((call, i) =>
-      call?.type === 'function' && typeof call.function?.name === 'string'
-        ? // Some OpenAI-compatible servers omit ids or arguments; results must still pair with calls.
-          [{ id: text(call.id) || `call_${ctx.step}_${i + 1}`, name: call.function.name, arguments: text(call.function.arguments) ?? '' }]
-        : [],
-    ),
+    toolCalls: calls.flatMap((raw, i) => {
+      const call = toolCall(raw);
+      if (!call) return [];
+      // Some servers omit ids or repeat one across the calls of a reply; results must still pair with calls.
+      let id = text(call.id) || `call_${ctx.step}_${i + 1}`;
+      for (let n = 2; ids.has(id); n++) id = `${text(call.id) || `call_${ctx.step}_${i + 1}`}_${n}`;
+      ids.add(id);
+      return [{ id, name: call.name, arguments: argumentText(call.arguments) }];
+    }),
     usage: {
       input_tokens: tokenCount(completion.usage?.prompt_tokens),
       output_tokens: tokenCount(completion.usage?.completion_tokens),
@@ -130,6 +138,42 @@ function toReply(completion: ChatCompletion, providerRetries: number, ctx: Model
     finishReason: text(choice?.finish_reason),
     providerRetries,
   };
+}
+
+/**
+ * A function call, with or without `type` (Mistral's API and some vLLM/Ollama builds omit it); null
+ * for anything else (another type, no function name), which the loop cannot run.
+ */
+function toolCall(raw: unknown): { id: unknown; name: string; arguments: unknown } | null {
+  if (!raw || typeof raw !== 'object') return null;
+  const call = raw as { id?: unknown; type?: unknown; function?: { name?: unknown; arguments?: unknown } | null };
+  if (call.type !== undefined && call.type !== null && call.type !== 'function') return null;
+  const fn = call.function;
+  if (!fn || typeof fn !== 'object' || typeof fn.name !== 'string' || fn.name === '') return null;
+  return { id: call.id, name: fn.name, arguments: fn.arguments };
+}
+
+/**
+ * The arguments as the JSON text the API specifies. Some servers (llama.cpp's server in some builds,
+ * Ollama-style gateways) send the object itself: it is serialized, never lost; a missing value is no
+ * arguments. Anything else is kept as JSON text for the tool layer to refuse, with the evidence.
+ */
+function argumentText(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (value === undefined || value === null) return '';
+  return JSON.stringify(value);
+}
+
+/** `content` as text: a string, or the text parts of a content array (Mistral's reasoning models send one). */
+function contentText(value: unknown): string | null {
+  if (typeof value === 'string') return value;
+  if (!Array.isArray(value)) return null;
+  const parts = value.flatMap((part: unknown) =>
+    part && typeof part === 'object' && (part as { type?: unknown }).type === 'text' && typeof (part as { text?: unknown }).text === 'string'
+      ? [(part as { text: string }).text]
+      : [],
+  );
+  return parts.length > 0 ? parts.join('') : null;
 }
 
 function openAIToolChoice(choice: ModelRequest['toolChoice']): OpenAI.Chat.Completions.ChatCompletionToolChoiceOption {

@@ -69,7 +69,7 @@ function buildModel(options: HarnessAdapterOptions): Model {
     // resolveSystem has already said this in the CLI's words; these guard other callers.
     if (!options.cassettes) throw new AdapterConfigError('the cassette provider needs a cassette folder');
     if (options.record) throw new AdapterConfigError('recording needs a live provider, not cassettes');
-    return new CassetteModel(options.cassettes);
+    return new CassetteModel(options.cassettes, options.redactor);
   }
   const live = new OpenAIModel({
     model: options.model,

@@ -2,7 +2,7 @@ import { cutAtToken } from '../schema/redact.js';
 import { TracegateError } from '../schema/runError.js';
 import { SlotWaitExpired, type EndpointLimiter, type LimiterSlot } from './endpointLimiter.js';
 import { faultOfStatus, ProviderFaultError, type FaultRecord, type ProviderFault } from './providerFault.js';
-import { BodyTooLarge, nodeHttpRequest, type HttpReply, type HttpRequestInit } from './nodeHttpRequest.js';
+import { BodyTooLarge, BodyUndecodable, nodeHttpRequest, type HttpReply, type HttpRequestInit } from './nodeHttpRequest.js';
 import { retryAfterMs } from './retryAfter.js';
 
 /** The time a request may take, retries included, and what it may lean on meanwhile. */
@@ -83,6 +83,10 @@ const sleep = (ms: number, signal: AbortSignal | undefined) =>
 function connectionFault(error: unknown): { fault: ProviderFault; detail: string } {
   if (error instanceof AttemptTimeout) return { fault: 'timeout', detail: error.message };
   if (error instanceof BodyTooLarge) return { fault: 'malformed_body', detail: error.message };
+  if (error instanceof BodyUndecodable) {
+    const cause = (error.cause as { code?: string } | undefined)?.code;
+    return { fault: 'malformed_body', detail: `${error.message}${cause ? `: ${cause}` : ''}` };
+  }
   const cause = (error as { cause?: { code?: string; message?: string } })?.cause;
   const detail = [error instanceof Error ? error.message : String(error), cause?.code ?? cause?.message].filter(Boolean).join(': ');
   return { fault: 'connection_reset', detail };
@@ -222,7 +226,9 @@ async function withProviderRetries<R extends HttpReply>(url: string, budget: Pro
         faults.push({ fault: statusFault, status, detail: cutAtToken(body, 200).replace(/\s+/g, ' ') || reply.statusText });
       } else if (isOk(status) && budget.acceptBody && !budget.acceptBody(body)) {
         slot?.release('fault');
-        faults.push({ fault: 'malformed_body', status, detail: `unreadable body (${body.length} bytes)` });
+        // What came instead (a proxy's HTML error page, `choices: []`) is the evidence: its start, one line.
+        const start = cutAtToken(body, 200).replace(/\s+/g, ' ').trim();
+        faults.push({ fault: 'malformed_body', status, detail: `unreadable body (${body.length} bytes)${start ? `: ${start}` : ''}` });
       } else {
         if (isOk(status)) budget.limiter?.observe(tuning.now() - started);
         slot?.release(isOk(status) ? 'ok' : 'fault');
@@ -231,7 +237,7 @@ async function withProviderRetries<R extends HttpReply>(url: string, budget: Pro
     } catch (error) {
       slot?.release('fault');
       if (budget.signal?.aborted) throw budget.signal.reason;
-      faults.push({ status: null, ...connectionFault(error) });
+      faults.push({ status: error instanceof BodyUndecodable ? error.status : null, ...connectionFault(error) });
     }
 
     // Time we may wait and still leave the next attempt its minimum.
@@ -239,11 +245,14 @@ async function withProviderRetries<R extends HttpReply>(url: string, budget: Pro
     if (room < MIN_BACKOFF_MS) throw giveUp('and the time budget ran out');
     // A Retry-After is honoured, with a little jitter so the callers it sent away do not return at
     // once; a backoff of our own shrinks to leave room for one more attempt.
+    // A Retry-After of 0 or in the past says nothing about when: retrying at once would hammer the
+    // server (retries are bounded by the budget, not a count), so our own backoff applies.
+    const hinted = waitMs !== null && waitMs > 0 ? waitMs : null;
     const delay =
-      waitMs === null
+      hinted === null
         ? Math.min(room, Math.max(MIN_BACKOFF_MS, tuning.random() * Math.min(tuning.backoffCapMs, tuning.backoffBaseMs * 2 ** retry)))
-        : waitMs + tuning.random() * Math.min(1000, waitMs * 0.1);
-    if (delay > room) throw giveUp(`and its Retry-After (${Math.round(waitMs ?? delay)} ms) outlasts the time budget`);
+        : Math.max(MIN_BACKOFF_MS, hinted + tuning.random() * Math.min(1000, hinted * 0.1));
+    if (delay > room) throw giveUp(`and its Retry-After (${Math.round(hinted ?? delay)} ms) outlasts the time budget`);
     const wait = sleep(delay, budget.signal);
     await (budget.park ? budget.park(wait) : wait);
   }

@@ -1,6 +1,6 @@
 import http, { type IncomingHttpHeaders } from 'node:http';
 import https from 'node:https';
-import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
+import { brotliDecompressSync, gunzipSync, inflateRawSync, inflateSync } from 'node:zlib';
 import { TracegateError } from '../schema/runError.js';
 
 /**
@@ -38,6 +38,19 @@ export class BodyTooLarge extends TracegateError {
   }
 }
 
+/**
+ * An answer came (its status is known) but its body could not be decoded (`content-encoding: gzip`
+ * on a body that is not): a malformed body, not a lost connection.
+ */
+export class BodyUndecodable extends TypeError {
+  constructor(
+    readonly status: number,
+    options: { cause: unknown },
+  ) {
+    super('fetch failed: could not decode the response body', options);
+  }
+}
+
 const MAX_REDIRECTS = 5;
 
 // Keep-alive agents shared by every request of the process, like fetch's global dispatcher.
@@ -57,12 +70,24 @@ function decode(body: Buffer, encoding: string | undefined, max: number): Buffer
     case 'x-gzip':
       return gunzipSync(body, options);
     case 'deflate':
-      return inflateSync(body, options);
+      // Some servers send raw deflate without its zlib header; browsers and fetch read both.
+      try {
+        return inflateSync(body, options);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'Z_DATA_ERROR') throw error;
+        return inflateRawSync(body, options);
+      }
     case 'br':
       return brotliDecompressSync(body, options);
     default:
       return body;
   }
+}
+
+/** The body as text the way fetch's UTF-8 decode reads it: a leading byte order mark is not text (some gateways send one). */
+function utf8Text(payload: Buffer): string {
+  const hasBom = payload.length >= 3 && payload[0] === 0xef && payload[1] === 0xbb && payload[2] === 0xbf;
+  return payload.toString('utf8', hasBom ? 3 : 0);
 }
 
 /** Node's parsed headers, read like fetch's (repeated values joined with ", "). */
@@ -148,11 +173,11 @@ function send(url: URL, init: HttpRequestInit, signal: AbortSignal | undefined, 
           payload = decode(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks), response.headers['content-encoding'], maxBodyBytes);
         } catch (error) {
           if ((error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') return fail(new BodyTooLarge(maxBodyBytes));
-          return fail(new TypeError('fetch failed: could not decode the response body', { cause: error }));
+          return fail(new BodyUndecodable(status, { cause: error }));
         }
         settle();
         const { 'content-encoding': _encoding, 'content-length': _length, ...kept } = response.headers;
-        resolve({ status, statusText: response.statusMessage ?? '', headers: replyHeaders(kept), body: payload.toString('utf8') });
+        resolve({ status, statusText: response.statusMessage ?? '', headers: replyHeaders(kept), body: utf8Text(payload) });
       });
     });
     request.on('error', (error) => fail(new TypeError('fetch failed', { cause: error })));
