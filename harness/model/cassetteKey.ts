@@ -1,4 +1,4 @@
-import type { Redactor } from '../../src/schema/redact.js';
+import { patternRedactor, type Redactor } from '../../src/schema/redact.js';
 import { requestHash } from './requestHash.js';
 import type { ModelRequest } from './types.js';
 
@@ -19,7 +19,9 @@ export function cassetteKey(request: ModelRequest, redactor: Redactor): string {
             content: m.content === null ? null : redactor.text(m.content),
             ...(m.tool_calls ? { tool_calls: m.tool_calls.map((c) => ({ ...c, function: { name: redactor.text(c.function.name), arguments: redactedArguments(c.function.arguments, redactor) } })) } : {}),
           }
-        : { ...m, content: redactor.text(m.content) },
+        : // Text no recording stored (prompts, tool results) sees only the fixed patterns: the recording
+          // machine's environment values in it would key it differently on every other machine.
+          { ...m, content: patternRedactor.text(m.content) },
     ),
   });
 }

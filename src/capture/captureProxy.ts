@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { z } from 'zod';
 import { AGENT_RUN_ERROR } from '../adapters/runErrorCodes.js';
 import { ChatMessagesSchema, describeIssues } from '../schema/agentIo.js';
-import { createRedactor, cutAtToken, type Redactor } from '../schema/redact.js';
+import { cutAtToken, patternRedactor, type Redactor } from '../schema/redact.js';
 import { requestHash } from '../schema/requestKey.js';
 import { ChunkAccumulator, completionBody, providerErrorOf, replyFromCompletion, SseParser, sseBody, type ChatReply } from './chatReply.js';
 import type { CassetteRecorder, CassetteReplay } from './cassetteStore.js';
@@ -15,8 +15,16 @@ import type { EndpointLimiter } from '../provider/index.js';
 
 const MAX_REQUEST_BYTES = 32 * 1024 * 1024;
 
-/** Redaction by the fixed key patterns alone, the same on every machine: what cassette keys see. */
-const KEYING = createRedactor({}, []);
+/**
+ * A request as its cassette key sees it. A recorded reply is stored redacted (the run's redactor),
+ * so on replay the agent sends that redacted text back: the agent's earlier replies (assistant
+ * messages) are keyed as stored. Everything else sees only the fixed patterns (patternRedactor): the
+ * recording machine's environment values in a prompt or a tool result would key it differently on
+ * every other machine.
+ */
+function cassetteKeyed<R extends { messages: ChatRequest['messages'] }>(request: R, stored: Redactor): R {
+  return patternRedactor.deep({ ...request, messages: request.messages.map((m) => (m.role === 'assistant' ? stored.deep(m) : m)) });
+}
 
 const FunctionToolSchema = z.looseObject({ function: z.looseObject({ name: z.string(), description: z.string().optional(), parameters: z.unknown() }) });
 /** A `custom` tool (free-form input, GPT-5): its name and format in its own field. */
@@ -218,12 +226,7 @@ export class CaptureProxy {
       // x-should-retry: the openai clients would otherwise retry a fault no retry can fix.
       this.sendError(res, 502, `tracegate: ${full}`, { 'x-should-retry': 'false' });
     };
-    // Keyed as redacted: a recorded reply is stored redacted, so on replay the agent sends the
-    // redacted text back, and the key must be the one the recording made of the original. Only the
-    // fixed patterns count (KEYING): masking the recording machine's environment values would key a
-    // prompt that holds one differently on every other machine.
-    const keyed = { ...parsed, tools: parsed.tools?.map(keyedTool) };
-    const hash = requestHash(KEYING.deep(keyed));
+    const hash = requestHash(cassetteKeyed({ ...parsed, tools: parsed.tools?.map(keyedTool) }, this.options.redactor ?? patternRedactor));
     const occurrence = (trial.sent.get(hash) ?? 0) + 1;
     trial.sent.set(hash, occurrence);
     const { replay, upstream, recorder } = this.options;

@@ -156,3 +156,10 @@ export function createRedactor(env: NodeJS.ProcessEnv = process.env, extra: stri
 
   return { text, deep, preview };
 }
+
+/**
+ * Redaction by the fixed key patterns alone, with no value from this machine's environment: the
+ * same on every machine. Cassette keys see a request's text through it (a prompt holding a value of
+ * the recording machine's environment must key the same where that variable is unset).
+ */
+export const patternRedactor: Redactor = createRedactor({}, []);

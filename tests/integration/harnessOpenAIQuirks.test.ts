@@ -175,6 +175,21 @@ describe('OpenAI-compatible servers that answer unlike OpenAI', () => {
     expect(replayed.final_answer).toEqual(live.final_answer);
   });
 
+  it('a recording replays on another machine: a tool result holding a value of the recording machine\'s environment (DESKTOP_SESSION=widgets) keys the same where it is unset', async () => {
+    const server = await serve([
+      { content: null, tool_calls: [{ id: 'a', type: 'function', function: { name: 'read_file', arguments: '{"path":"README.md"}' } }], finish_reason: 'tool_calls' },
+      FINAL,
+    ]);
+    const dir = tempDir('tracegate-cassettes-');
+    const ws = workspace();
+    const live = await run(new RecordingModel(new OpenAIModel({ model: 'm', baseURL: server.baseURL }), dir, createRedactor({ DESKTOP_SESSION: 'widgets' })), ws);
+    expect(live.error).toBeNull();
+    const replayed = await run(new CassetteModel(dir, createRedactor({})), ws);
+    expect(replayed.error).toBeNull();
+    // The stored answer is the recording machine's, redacted as it was stored.
+    expect(replayed.final_answer).toEqual({ text: 'It counts [REDACTED:env].', exit_reason: 'completed' });
+  });
+
   it('redacted tool arguments stay valid JSON, and a replay that then differs says the redaction is why', async () => {
     const args = JSON.stringify({ path: 'cfg.py', content: 'api_key = os.environ["KEY"]\n' });
     const server = await serve([
