@@ -2,7 +2,8 @@ import type { Trace } from '../../src/schema/trace.js';
 import { compressConversation } from '../compression/compress.js';
 import { ModelError, type ChatMessage } from '../model/types.js';
 import { toolDefinitions } from '../tools/registry.js';
-import { TraceRecorder } from '../trace/recorder.js';
+import { ProviderFaultError } from '../../src/provider/index.js';
+import { TraceRecorder, type SpanHandle } from '../trace/recorder.js';
 import type { HarnessDeps } from './config.js';
 import { openTools, runSettingsAttributes, toolContext, type OpenedTools } from './runTools.js';
 import { runToolCall, toolMessageContent } from './toolCall.js';
@@ -94,7 +95,7 @@ async function agentLoop(task: AgentTask, deps: HarnessDeps, signal: AbortSignal
         'llm.mode': deps.model.info.mode,
         'llm.messages': messages.length,
       });
-      const reply = await deps.model.complete(
+      const reply = await completeOrMark(llm, () => deps.model.complete(
         {
           model: deps.modelName,
           messages,
@@ -104,7 +105,7 @@ async function agentLoop(task: AgentTask, deps: HarnessDeps, signal: AbortSignal
           ...(settings.parallelToolCalls !== null ? { parallelToolCalls: settings.parallelToolCalls } : {}),
         },
         { taskId: task.id, step, signal, deadline: task.deadline, park: task.park },
-      );
+      ));
       recorder.addUsage(reply.usage.input_tokens, reply.usage.output_tokens);
       const toolCalls = reply.toolCalls.slice(0, MAX_TOOL_CALLS_PER_REPLY);
       if (toolCalls.length < reply.toolCalls.length) llm.event('tool_calls_capped', { received: reply.toolCalls.length, run: toolCalls.length });
@@ -155,6 +156,27 @@ async function agentLoop(task: AgentTask, deps: HarnessDeps, signal: AbortSignal
     return recorder.finish(null, 'max_steps');
   } catch (error) {
     if (error instanceof ModelError) return recorder.finish(null, 'error', { code: error.code, message: error.message });
+    throw error;
+  }
+}
+
+/**
+ * A model call that failed (a provider fault that outlasted the task's budget, a cassette miss) is
+ * an error span with the reason, the fault and how often it was retried; the trial's error follows.
+ */
+async function completeOrMark<T>(llm: SpanHandle, call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    if (error instanceof ModelError) {
+      const fault = error.cause instanceof ProviderFaultError ? error.cause : null;
+      llm
+        .set({
+          'llm.error': error.message,
+          ...(fault ? { 'llm.provider_fault': fault.fault, 'llm.provider_retries': fault.retries, 'http.response.status_code': fault.status ?? undefined } : {}),
+        })
+        .end('error');
+    }
     throw error;
   }
 }

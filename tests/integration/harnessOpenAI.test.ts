@@ -164,6 +164,12 @@ describe("the harness's OpenAI-compatible client on loopback", () => {
     expect(trace.error).toMatchObject({ code: 'PROVIDER_ERROR', message: expect.stringContaining('task task_live, step 1') });
     expect(trace.error!.message).toMatch(/(server_error \(HTTP 500: .*scripted failure.*\)|timeout \(no response: .*\)) and the time budget ran out; \d+ retr(y|ies) \(.*\d+×server_error/);
     expect(server.requests.length).toBeGreaterThan(2);
+    // The failed call is an error span with the fault and its retries, not an ok call of no time.
+    const [llm] = trace.spans.filter((s) => s.kind === 'llm');
+    expect(llm!.status).toBe('error');
+    expect(llm!.attributes['llm.error']).toBe(trace.error!.message);
+    expect(llm!.attributes['llm.provider_fault']).toMatch(/^(server_error|timeout)$/);
+    expect(llm!.attributes['llm.provider_retries']).toBeGreaterThan(1);
   });
 
   it('a refused request (401) is a run error with the status and the API message, sent once; the key rides as a bearer token', async () => {
