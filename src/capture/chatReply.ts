@@ -38,18 +38,31 @@ export function replyFromCompletion(body: unknown): ChatReply {
   const calls = Array.isArray(message['tool_calls']) ? message['tool_calls'] : [];
   return {
     model: str(b['model']),
-    content: str(message['content']),
+    content: contentText(message['content']),
     refusal: str(message['refusal']),
     toolCalls: calls.map((c, i) => {
       const call = obj(c);
       // A custom tool's call carries free-form `input` where a function's carries `arguments`.
       const fn = obj(call['function'] ?? call['custom']);
-      return { id: str(call['id']) ?? `call_${i + 1}`, name: str(fn['name']) ?? '', arguments: str(fn['arguments']) ?? str(fn['input']) ?? '' };
+      return { id: str(call['id']) ?? `call_${i + 1}`, name: str(fn['name']) ?? '', arguments: argumentsText(fn['arguments'] ?? fn['input']) };
     }),
     usage: usageOf(b['usage']),
     finishReason: str(choice['finish_reason']),
     ...optionalReasoning(str(message['reasoning_content']) ?? str(message['reasoning'])),
   };
+}
+
+/** Arguments as text: some servers (llama.cpp) send them as a JSON object instead of a string. */
+function argumentsText(value: unknown): string {
+  if (typeof value === 'string') return value;
+  return value === undefined || value === null ? '' : JSON.stringify(value);
+}
+
+/** A reply's text: a string, or a list of content parts (Mistral's reasoning models) whose text parts are joined. */
+function contentText(value: unknown): string | null {
+  if (!Array.isArray(value)) return str(value);
+  const texts = value.map((part) => obj(part)).filter((part) => part['type'] === 'text' || typeof part['text'] === 'string').map((part) => str(part['text']) ?? '');
+  return texts.length > 0 ? texts.join('') : null;
 }
 
 /**
