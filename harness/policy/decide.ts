@@ -2,7 +2,7 @@ import { lstatSync, readdirSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import type { Policy, ShellRule } from '../../src/schema/policy.js';
 import { safeRegex } from '../../src/schema/safeRegex.js';
-import { isSecretPath, resolveInWorkspace } from '../sandbox/workspacePaths.js';
+import { isSecretPath, resolveInWorkspace, secretUnder } from '../sandbox/workspacePaths.js';
 import { allow, ask, deny, strictest, type Decision, type SandboxKind } from './decision.js';
 import { programCheck } from './programs/registry.js';
 import type { InspectContext, Inspection } from './programs/types.js';
@@ -19,6 +19,8 @@ const SYSTEM_BIN = /^\/(usr\/)?(local\/)?s?bin\/[^/]+$/;
 const HARMLESS_DEVICES = new Set(['/dev/null', '/dev/stdin', '/dev/stdout', '/dev/stderr']);
 /** Assignments that change what a program loads or runs: never allowed in front of a command. */
 const HIJACKING_VARIABLE = /^(LD_|DYLD_|BASH_|GIT_)|^(PATH|ENV|IFS|PS4|PROMPT_COMMAND|SHELLOPTS|BASHOPTS|GLOBIGNORE|HOME|CDPATH|PAGER|EDITOR|VISUAL|NODE_OPTIONS|PYTHONPATH|PYTHONSTARTUP|PYTHONHOME|PYTHONINSPECT|PERL5OPT|RUBYOPT|TRACEGATE_WORKSPACE)$/;
+/** A prefix of `--files0-from` long enough for getopt_long to take it (`--fil`). */
+const FILE_LIST_OPTION = /^--fi[a-z0-9-]*$/;
 /** Wrapper options that change the environment or the program lookup the harness set up for git. */
 const ENVIRONMENT_CHANGING = /^(-[A-Za-z]*[iuSCp][A-Za-z]*|--ignore-environment|--unset(=.*)?|--split-string(=.*)?|--chdir(=.*)?|-)$/;
 
@@ -222,6 +224,9 @@ function decideCommand(ctx: ShellContext, cmd: SimpleCommand, envChanged = false
   }
 
   if (!policy.shell.text_args.includes(name)) {
+    // `sort --files0-from=LIST` reads the files LIST names, which are known only when it runs.
+    const list = cmd.args.find((a) => a.value !== null && FILE_LIST_OPTION.test(a.value.split('=')[0]!) && '--files0-from'.startsWith(a.value.split('=')[0]!));
+    if (list) decisions.push(ask('file-list-argument', `${name} ${list.text} reads the files a list names, which cannot be checked before it runs`));
     for (const arg of inspection.pathArgs ?? cmd.args) {
       for (const candidate of pathCandidates(arg)) {
         if (arg.glob) decisions.push(...[root, ...ctx.cwds].map((base) => decideGlob(policy, candidate, root, base, ctx.globs)));
@@ -246,6 +251,15 @@ function inspect(ctx: ShellContext, name: string, cmd: SimpleCommand): Inspectio
         const dir = path.resolve(base, p);
         return outwardSymlinks(ctx.root, ctx.globs).filter((link) => !path.relative(dir, path.join(ctx.root, link)).startsWith('..'));
       }),
+    // Read from every folder the command may run in; a folder outside the workspace is the path check's to refuse.
+    secretUnder: (p) => {
+      for (const base of [ctx.root, ...ctx.cwds]) {
+        const checked = resolveInWorkspace(ctx.root, path.resolve(base, p));
+        const found = checked.inside ? secretUnder(ctx.root, checked.absolute, ctx.policy.secret_paths) : null;
+        if (found !== null) return found;
+      }
+      return null;
+    },
     // The program's own mention counts once, from whichever folder it is read.
     namedElsewhere: (p) => [...new Set([ctx.root, ...ctx.cwds].map((base) => path.resolve(base, p)))].reduce((n, key) => n + (ctx.named.get(key) ?? 0), 0) > 1,
     checkCommand: (inner) => decideCommand(ctx, inner),

@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { decideShell, loadPolicy } from '../../harness/index.js';
+import { decideShell, hasBubblewrap, loadPolicy, runCommand } from '../../harness/index.js';
 import type { SandboxKind } from '../../harness/policy/decision.js';
 import type { Policy } from '../../src/schema/policy.js';
 import { tempDir } from '../helpers/cli.js';
@@ -199,5 +199,91 @@ describe('the traps behind the fixes are real', () => {
     git('grep', `-nOtouch ${repo}/.canary-bundle`, 'hello');
     expect(existsSync(path.join(repo, '.canary-op'))).toBe(true);
     expect(existsSync(path.join(repo, '.canary-bundle'))).toBe(true);
+  });
+});
+
+/**
+ * Secrets reached without naming them (found by the sandbox probe): a recursive reader, a secret
+ * folder named as a folder, a file list read at run time, an awk program that rewrites ARGV. Each
+ * is shown to leak for real under the process sandbox, then refused (or asked) by the policy.
+ */
+describe('secrets reached without naming them', () => {
+  let box: string;
+  const SECRETS = ['ENV-SECRET-VALUE', 'AWS-SECRET-VALUE', 'SSH-SECRET-VALUE'];
+  const fresh = () => {
+    box = realpathSync(tempDir('tracegate-unnamed-secret-'));
+    mkdirSync(path.join(box, 'src'));
+    mkdirSync(path.join(box, '.aws'));
+    mkdirSync(path.join(box, '.ssh'));
+    writeFileSync(path.join(box, 'src/a.txt'), 'plain\n');
+    writeFileSync(path.join(box, '.env'), `TOKEN=${SECRETS[0]}\n`);
+    writeFileSync(path.join(box, '.aws/credentials'), `${SECRETS[1]}\n`);
+    writeFileSync(path.join(box, '.ssh/config'), `${SECRETS[2]}\n`);
+    writeFileSync(path.join(outside, 'listed'), 'OUTSIDE-LISTED\n');
+    return box;
+  };
+  const leaks = (output: string) => [...SECRETS, 'OUTSIDE-LISTED'].filter((s) => output.includes(s));
+
+  /** [technique, command, rule under the process sandbox, decision under bubblewrap]. */
+  const CASES: Array<[string, string, string, 'allow' | 'require_approval' | 'deny']> = [
+    ['grep -r over the workspace', 'grep -rn SECRET .', 'recursive-secret', 'allow'],
+    ['grep -r with no folder reads the current one', 'grep -r SECRET', 'recursive-secret', 'allow'],
+    ['grep -d recurse', 'grep -d recurse SECRET .', 'recursive-secret', 'allow'],
+    ['grep --directories=recurse', 'grep --directories=recurse SECRET', 'recursive-secret', 'allow'],
+    ['grep --rec abbreviated', 'grep --rec -h . .', 'recursive-secret', 'allow'],
+    ['grep -r of the parent after cd', 'cd src && grep -r SECRET ..', 'recursive-secret', 'deny'],
+    ['diff -rN against an empty folder prints every file', 'mkdir -p e && diff -rN . e', 'recursive-secret', 'allow'],
+    ['git grep --no-index', 'git grep --no-index SECRET', 'recursive-secret', 'allow'],
+    ['git grep --no-index abbreviated', 'git grep --no-ind SECRET', 'recursive-secret', 'allow'],
+    ['git diff --no-index of folders', 'mkdir -p e && git diff --no-index e .', 'recursive-secret', 'allow'],
+    ['cp -r of the workspace, then read the copy', 'mkdir -p e && cp -r src .aws e/ && cat e/.aws/credentials', 'recursive-secret', 'deny'],
+    ['a secret folder copied by its name', 'cp -r .aws a && cat a/credentials', 'recursive-secret', 'deny'],
+    ['a secret folder copied with a trailing slash', 'cp -a .ssh/ k && cat k/config', 'recursive-secret', 'deny'],
+    ['a secret folder moved, then read', 'mv .aws a; cat a/credentials', 'secret-path', 'deny'],
+    ['a folder holding a secret folder moved', 'mkdir -p d && mv .ssh d/ && cat d/.ssh/config', 'secret-path', 'deny'],
+    ['sort --files0-from reads the files a list names', `printf '${'OUT'}/listed\\0.env\\0' > l && sort --files0-from=l`, 'file-list-argument', 'require_approval'],
+    ['sort --files0-from abbreviated', "printf '.env\\0' > l; sort --files0 l", 'file-list-argument', 'require_approval'],
+    ['awk rewriting ARGV', `awk 'BEGIN { ARGV[1] = ".e" "nv"; ARGC = 2 } { print }'`, 'awk-reads-file', 'require_approval'],
+    ['awk split into ARGV', `awk 'BEGIN { split(".env", ARGV); ARGC = 2 } { print }'`, 'awk-reads-file', 'require_approval'],
+  ];
+
+  it.each(CASES)('%s: leaks under the process group, and the policy stops it', async (_name, template, rule, underBwrap) => {
+    const command = template.replaceAll('OUT', outside);
+    const ws1 = fresh();
+    const ran = await runCommand(command, { workspace: ws1, timeoutMs: 10_000, outputCap: 20_000, mode: 'process' });
+    expect(leaks(ran.output), `${command} printed ${ran.output}`).not.toEqual([]);
+    const ws2 = fresh();
+    const decision = await decideShell(policy, command, ws2, 'process');
+    expect(decision, `${command} → ${decision.rule}: ${decision.reason}`).toMatchObject({ rule });
+    expect(decision.decision).not.toBe('allow');
+    expect((await decideShell(policy, command, ws2, 'isolated')).decision).toBe(underBwrap);
+  });
+
+  it.skipIf(!hasBubblewrap())('under bubblewrap a recursive grep meets only the masks, so it stays allowed', async () => {
+    const ws1 = fresh();
+    for (const command of ['grep -rn SECRET .', 'mkdir -p e && diff -rN . e', 'git grep --no-index SECRET']) {
+      expect((await decideShell(policy, command, ws1, 'isolated')).decision).toBe('allow');
+      const ran = await runCommand(command, { workspace: ws1, timeoutMs: 10_000, outputCap: 20_000, mode: 'bwrap', secretPaths: policy.secret_paths });
+      expect(leaks(ran.output), ran.output).toEqual([]);
+    }
+  });
+
+  it('a recursive read of folders without secrets, and copies and moves of them, stay allowed', async () => {
+    const ws1 = fresh();
+    for (const command of ['grep -rn plain src', 'grep -r -e plain -- src', 'diff -r src src', 'cp -r src copy', 'mv src moved', 'cp -r src .aws-notes', 'grep -rn x src/a.txt', 'git grep -n plain', 'sort src/a.txt', 'awk \'{ print $1 }\' src/a.txt']) {
+      const decision = await decideShell(policy, command, ws1, 'process');
+      expect(decision.decision, `${command} → ${decision.rule}: ${decision.reason}`).toBe('allow');
+    }
+    // Its names are not its contents, but a secret folder named as a folder is a secret path.
+    expect(await decideShell(policy, 'ls .ssh', ws1, 'isolated')).toMatchObject({ decision: 'deny', rule: 'secret-path' });
+  });
+
+  it('a walk over a folder too large to read through is refused, not trusted', async () => {
+    const ws1 = fresh();
+    const big = path.join(ws1, 'big');
+    mkdirSync(big);
+    for (let i = 0; i < 20_001; i++) writeFileSync(path.join(big, `f${i}`), '');
+    const decision = await decideShell(policy, 'grep -r x big', ws1, 'process');
+    expect(decision).toMatchObject({ decision: 'deny', rule: 'recursive-secret' });
   });
 });

@@ -1,7 +1,9 @@
 import { inspectAwk } from './awk.js';
+import { inspectCopy } from './copy.js';
 import { inspectDiff } from './diff.js';
 import { inspectFind } from './find.js';
 import { inspectGit } from './git.js';
+import { inspectGrep } from './grep.js';
 import { inspectNode, inspectNpm, inspectPython } from './interpreters.js';
 import { inspectSed } from './sed.js';
 import type { ProgramCheck } from './types.js';
@@ -16,6 +18,11 @@ export const PROGRAM_CHECKS = {
   mawk: inspectAwk,
   nawk: inspectAwk,
   xargs: inspectXargs,
+  grep: inspectGrep,
+  egrep: inspectGrep,
+  fgrep: inspectGrep,
+  cp: inspectCopy,
+  mv: inspectCopy,
   find: inspectFind,
   diff: inspectDiff,
   git: inspectGit,
