@@ -287,3 +287,49 @@ describe('secrets reached without naming them', () => {
     expect(decision).toMatchObject({ decision: 'deny', rule: 'recursive-secret' });
   });
 });
+
+/** `set` options that change what later words mean or which processes the kill reaches. */
+describe('shell options that undo the harness', () => {
+  it('set -o keyword: an argument GIT_CONFIG_COUNT=0 becomes git\'s environment and the repository\'s fsmonitor runs', async () => {
+    const repo = realpathSync(tempDir('tracegate-keyword-'));
+    const canary = path.join(realpathSync(tempDir('tracegate-keyword-canary-')), 'ran');
+    const git = (...args: string[]) => spawnSync('git', args, { cwd: repo, encoding: 'utf8', env: { PATH: '/usr/bin:/bin', HOME: repo, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' } });
+    git('init', '-q', '.');
+    writeFileSync(path.join(repo, 'a.txt'), 'x\n');
+    git('add', 'a.txt');
+    git('config', 'core.fsmonitor', `touch ${canary}; false`);
+    const command = 'set -o keyword; git status GIT_CONFIG_COUNT=0';
+    // The harness's git configuration holds without the option, and falls with it.
+    await runCommand('git status', { workspace: repo, timeoutMs: 10_000, outputCap: 10_000, mode: 'process' });
+    expect(existsSync(canary)).toBe(false);
+    await runCommand(command, { workspace: repo, timeoutMs: 10_000, outputCap: 10_000, mode: 'process' });
+    expect(existsSync(canary)).toBe(true);
+    for (const sandbox of SANDBOXES) {
+      for (const variant of [command, 'set -k --; git status GIT_CONFIG_COUNT=0', 'set -ek -- x']) {
+        expect(await decideShell(policy, variant, repo, sandbox), variant).toMatchObject({ decision: 'deny', rule: 'shell-option' });
+      }
+    }
+  });
+
+  it('set -o monitor: a background job outlives the command under the process group', async () => {
+    const dir = realpathSync(tempDir('tracegate-monitor-'));
+    const command = 'set -o monitor; (sleep 1; touch late) &';
+    await runCommand(command, { workspace: dir, timeoutMs: 10_000, outputCap: 1000, mode: 'process' });
+    await runCommand('(sleep 1; touch early) &', { workspace: dir, timeoutMs: 10_000, outputCap: 1000, mode: 'process' });
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    expect(existsSync(path.join(dir, 'late'))).toBe(true);
+    expect(existsSync(path.join(dir, 'early'))).toBe(false);
+    for (const sandbox of SANDBOXES) {
+      for (const variant of [command, 'set -m --; sleep 1 &', 'set -em -- x']) {
+        expect(await decideShell(policy, variant, dir, sandbox), variant).toMatchObject({ decision: 'deny', rule: 'shell-option' });
+      }
+      expect((await decideShell(policy, 'set -o allexport', dir, sandbox)).decision).toBe('require_approval');
+    }
+  });
+
+  it('the usual strict-mode options stay allowed', async () => {
+    for (const command of ['set -euo pipefail', 'set -e -o pipefail -- a b', 'set -o errexit -o nounset', 'set -- a b']) {
+      expect((await decideShell(policy, command, ws, 'process')).decision, command).toBe('allow');
+    }
+  });
+});

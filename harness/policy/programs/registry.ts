@@ -6,6 +6,7 @@ import { inspectGit } from './git.js';
 import { inspectGrep } from './grep.js';
 import { inspectNode, inspectNpm, inspectPython } from './interpreters.js';
 import { inspectSed } from './sed.js';
+import { inspectSet } from './set.js';
 import type { ProgramCheck } from './types.js';
 import { inspectXargs } from './xargs.js';
 
@@ -18,6 +19,7 @@ export const PROGRAM_CHECKS = {
   mawk: inspectAwk,
   nawk: inspectAwk,
   xargs: inspectXargs,
+  set: inspectSet,
   grep: inspectGrep,
   egrep: inspectGrep,
   fgrep: inspectGrep,
