@@ -31,9 +31,11 @@ export interface RunOptions {
  * The child's whole environment: nothing of the parent's leaks through (no keys, no tokens). git is
  * found first in harness/git/bin, the shim that runs it with the workspace's programs switched off.
  */
-export function sandboxEnv(workspace: string): Record<string, string> {
+export function sandboxEnv(workspace: string, secretPaths: readonly string[] = []): Record<string, string> {
   return {
     ...gitEnvironment(workspace),
+    // The git shim refuses to print a secret the repository tracks or once tracked (its objects are not masked).
+    ...(secretPaths.length > 0 ? { TRACEGATE_SECRET_PATHS: secretPaths.join('\n') } : {}),
     PATH: `${gitShimDir()}:/usr/local/bin:/usr/bin:/bin`,
     HOME: workspace,
     LANG: 'C.UTF-8',
@@ -101,7 +103,7 @@ export function runCommand(command: string, options: RunOptions): Promise<Comman
   return new Promise((resolve) => {
     const child = spawn(file, args, {
       cwd: options.workspace,
-      env: sandboxEnv(options.workspace),
+      env: sandboxEnv(options.workspace, options.secretPaths),
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
