@@ -178,10 +178,41 @@ function simpleCommand(node: Node, out: ShellAnalysis): SimpleCommand {
   return command;
 }
 
+/** An operand bash's arithmetic takes as a plain number (no name, no subscript, nothing to evaluate). */
+const PLAIN_INTEGER = /^\s*[-+]?\s*(0[xX][0-9a-fA-F]+|[0-9]+(#[0-9a-zA-Z@_]+)?)\s*$/;
+const ARITHMETIC_TESTS = new Set(['-eq', '-ne', '-lt', '-le', '-gt', '-ge']);
+
+/**
+ * `[[ 'a[$(cmd)]' -eq 0 ]]` and `[ -v 'a[$(cmd)]' ]` run cmd: bash evaluates `[[`'s arithmetic
+ * operands (a name is looked up and its value evaluated in turn) and the subscript of the name
+ * `-v`/`-R` test, command substitutions included, though the word is quoted. Only plain numbers
+ * and plain names pass.
+ */
+function evaluatedOperands(node: Node, doubleBracket: boolean, out: ShellAnalysis): void {
+  const operator = node.childForFieldName('operator')?.text ?? '';
+  const leaves = (n: Node): Node[] => (['word', 'number', 'raw_string', 'string', 'concatenation', 'ansi_c_string'].includes(n.type) ? [n] : n.namedChildren.filter((c): c is Node => c !== null && c.type !== 'test_operator').flatMap(leaves));
+  if (node.type === 'binary_expression' && doubleBracket && ARITHMETIC_TESTS.has(operator)) {
+    for (const side of [node.childForFieldName('left'), node.childForFieldName('right')]) {
+      for (const leaf of side ? leaves(side) : []) {
+        const value = staticValue(leaf, { commands: [], redirects: [], unprovable: [] });
+        if (value !== null && !PLAIN_INTEGER.test(value)) out.unprovable.push({ construct: 'arithmetic', detail: `[[ … ${operator} … ]] evaluates ${leaf.text} as arithmetic, which can run commands` });
+      }
+    }
+  }
+  if (node.type === 'unary_expression' && (operator === '-v' || operator === '-R')) {
+    for (const leaf of leaves(node)) {
+      const value = staticValue(leaf, { commands: [], redirects: [], unprovable: [] });
+      if (value !== null && value.includes('[')) out.unprovable.push({ construct: 'arithmetic', detail: `${operator} ${leaf.text} evaluates a subscript, which can run commands` });
+    }
+  }
+}
+
 function keywordCommand(node: Node, out: ShellAnalysis): SimpleCommand {
   const keyword = node.type === 'test_command' ? 'test' : (node.child(0)?.text ?? node.type);
+  const doubleBracket = node.type === 'test_command' && node.child(0)?.text === '[[';
   const args: ShellWord[] = [];
   const walkWords = (n: Node) => {
+    if (node.type === 'test_command') evaluatedOperands(n, doubleBracket, out);
     for (const child of n.namedChildren) {
       if (!child) continue;
       if (child.type === 'variable_assignment') {

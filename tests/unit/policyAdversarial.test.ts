@@ -333,3 +333,34 @@ describe('shell options that undo the harness', () => {
     }
   });
 });
+
+/** Quoted words bash still evaluates: arithmetic operands of `[[` and the subscript `-v` tests. */
+describe('arithmetic that runs commands from a quoted word', () => {
+  const CASES: Array<[string, string]> = [
+    ['[[ -eq ]] with a subscript', `[[ 'a[$(touch CANARY)]' -eq 0 ]]`],
+    ['[[ -gt ]] with backquotes', "[[ 'x[`touch CANARY`]' -gt 1 ]]"],
+    ['[[ -eq ]] with an expression on the right', `[[ 1 -eq '1 + a[$(touch CANARY)]' ]]`],
+    ['[[ -eq ]] with a name whose value a loop set', `for X in 'a[$(touch CANARY)]'; do [[ 1 -eq X ]]; done`],
+    ['test -v', `test -v 'a[$(touch CANARY)]'`],
+    ['[ -v ]', `[ -v 'a[$(touch CANARY)]' ]`],
+    ['[[ -v ]]', `[[ -v 'a[$(touch CANARY)]' ]]`],
+  ];
+
+  it.each(CASES)('%s runs the command for real, and is refused', async (_name, template) => {
+    const dir = realpathSync(tempDir('tracegate-arith-'));
+    const canary = path.join(realpathSync(tempDir('tracegate-arith-canary-')), 'ran');
+    const command = template.replaceAll('CANARY', canary);
+    await runCommand(command, { workspace: dir, timeoutMs: 10_000, outputCap: 1000, mode: 'process' });
+    expect(existsSync(canary), command).toBe(true);
+    for (const sandbox of SANDBOXES) {
+      expect(await decideShell(policy, command, dir, sandbox), command).toMatchObject({ decision: 'deny', rule: 'unprovable-arithmetic' });
+    }
+  });
+
+  it('numbers, plain names and the other tests stay allowed', async () => {
+    for (const command of ['[[ 3 -eq 3 ]] && echo y', '[[ 0x10 -eq 16 ]]', '[[ -v HOME ]]', 'test -v HOME', '[ 3 -lt 4 ]', '[[ -n "a[1]" ]]', 'test -f README.md || true']) {
+      const decision = await decideShell(policy, command, ws, 'process');
+      expect(decision.decision, `${command} → ${decision.rule}: ${decision.reason}`).toBe('allow');
+    }
+  });
+});

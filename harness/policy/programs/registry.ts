@@ -7,6 +7,7 @@ import { inspectGrep } from './grep.js';
 import { inspectNode, inspectNpm, inspectPython } from './interpreters.js';
 import { inspectSed } from './sed.js';
 import { inspectSet } from './set.js';
+import { inspectTest } from './test.js';
 import type { ProgramCheck } from './types.js';
 import { inspectXargs } from './xargs.js';
 
@@ -20,6 +21,7 @@ export const PROGRAM_CHECKS = {
   nawk: inspectAwk,
   xargs: inspectXargs,
   set: inspectSet,
+  test: inspectTest,
   grep: inspectGrep,
   egrep: inspectGrep,
   fgrep: inspectGrep,
