@@ -224,8 +224,8 @@ function decideCommand(ctx: ShellContext, cmd: SimpleCommand, envChanged = false
   }
 
   if (!policy.shell.text_args.includes(name)) {
-    // `sort --files0-from=LIST` reads the files LIST names, which are known only when it runs.
-    const list = cmd.args.find((a) => a.value !== null && FILE_LIST_OPTION.test(a.value.split('=')[0]!) && '--files0-from'.startsWith(a.value.split('=')[0]!));
+    // `sort --files0-from=LIST` (`find -files0-from LIST`) reads the files LIST names, known only when it runs.
+    const list = cmd.args.find((a) => a.value !== null && (a.value === '-files0-from' || (FILE_LIST_OPTION.test(a.value.split('=')[0]!) && '--files0-from'.startsWith(a.value.split('=')[0]!))));
     if (list) decisions.push(ask('file-list-argument', `${name} ${list.text} reads the files a list names, which cannot be checked before it runs`));
     for (const arg of inspection.pathArgs ?? cmd.args) {
       for (const candidate of pathCandidates(arg)) {

@@ -259,6 +259,15 @@ describe('secrets reached without naming them', () => {
     expect((await decideShell(policy, command, ws2, 'isolated')).decision).toBe(underBwrap);
   });
 
+  it('find -files0-from walks the folders a list names, outside the workspace too', async () => {
+    const command = `printf '${outside}\\0' > l; find -files0-from l`;
+    const ran = await runCommand(command, { workspace: fresh(), timeoutMs: 10_000, outputCap: 20_000, mode: 'process' });
+    expect(ran.output).toContain(path.join(outside, 'listed'));
+    for (const sandbox of SANDBOXES) {
+      expect(await decideShell(policy, command, fresh(), sandbox)).toMatchObject({ decision: 'require_approval', rule: 'file-list-argument' });
+    }
+  });
+
   it.skipIf(!hasBubblewrap())('under bubblewrap a recursive grep meets only the masks, so it stays allowed', async () => {
     const ws1 = fresh();
     for (const command of ['grep -rn SECRET .', 'mkdir -p e && diff -rN . e', 'git grep --no-index SECRET']) {
