@@ -81,11 +81,33 @@ export async function analyzeShell(command: string): Promise<ShellAnalysis> {
     if (tree.rootNode.hasError) {
       analysis.unprovable.push({ construct: 'parse', detail: 'the command has a syntax error' });
     }
+    const joined = continuedWord(tree.rootNode, Buffer.from(command, 'utf8'));
+    if (joined) analysis.unprovable.push({ construct: 'parse', detail: `a line continuation joins ${joined} into one word, which the parser reads as two` });
     visit(tree.rootNode, analysis);
   } finally {
     tree.delete();
   }
   return analysis;
+}
+
+/**
+ * bash removes `\<newline>` before it splits words, so `cat .e\<newline>nv` reads `.env`; the
+ * parser takes it for a separator and sees `.e` and `nv`. Two neighbours with nothing but a line
+ * continuation between them are one word to bash: such a command cannot be judged word by word.
+ */
+function continuedWord(root: Node, source: Buffer): string | undefined {
+  const stack: Node[] = [root];
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    const children = node.children.filter((c): c is Node => c !== null);
+    for (let i = 1; i < children.length; i++) {
+      const [before, after] = [children[i - 1]!, children[i]!];
+      if (!before.isNamed || !after.isNamed || before.type === 'comment') continue;
+      if (source.subarray(before.endIndex, after.startIndex).toString('utf8').startsWith('\\\n')) return `${before.text}${after.text}`;
+    }
+    stack.push(...children);
+  }
+  return undefined;
 }
 
 function visit(node: Node, out: ShellAnalysis): void {
@@ -154,7 +176,10 @@ function attachHeredoc(node: Node, command: SimpleCommand | undefined): void {
     // A here-document that also starts a pipeline feeds the first command only; its body is plain text.
     if (parts.some((c) => !['heredoc_start', 'heredoc_body', 'heredoc_end', 'file_redirect'].includes(c.type))) continue;
     const body = parts.find((c) => c.type === 'heredoc_body');
-    command.stdin = body?.text ?? '';
+    // An unquoted delimiter: bash joins `\<newline>` lines and unescapes `\$ \` \\` before the program reads it.
+    const quoted = /['"\\]/.test(parts.find((c) => c.type === 'heredoc_start')?.text ?? '');
+    const text = body?.text ?? '';
+    command.stdin = quoted ? text : text.replace(/\\(\n|[$`\\])/g, (_m, c: string) => (c === '\n' ? '' : c));
   }
 }
 
@@ -300,7 +325,8 @@ function staticValue(node: Node, out: ShellAnalysis): string | null {
     case 'word':
     case 'command_name':
       if (node.namedChildCount > 0) return concat(node, out);
-      return node.text.replace(/\\(.)/gs, '$1').replace(/\\\n/g, '');
+      // One pass, left to right: `\\` is a backslash, `\<newline>` joins the lines (`.e\<newline>nv` is `.env`).
+      return unescapeWord(node.text);
     case 'number':
     case 'string_content':
     case 'heredoc_content':
@@ -313,7 +339,7 @@ function staticValue(node: Node, out: ShellAnalysis): string | null {
       let known = true;
       for (const child of node.namedChildren) {
         if (!child) continue;
-        if (child.type === 'string_content') value += child.text.replace(/\\([$`"\\\n])/g, '$1');
+        if (child.type === 'string_content') value += child.text.replace(/\\([$`"\\\n])/g, (_m, c: string) => (c === '\n' ? '' : c));
         else {
           staticValue(child, out);
           known = false;
@@ -340,6 +366,10 @@ function staticValue(node: Node, out: ShellAnalysis): string | null {
       out.unprovable.push({ construct: node.type, detail: `unsupported word "${node.text}"` });
       return null;
   }
+}
+
+function unescapeWord(text: string): string {
+  return text.replace(/\\(\n|.)/gs, (_m, c: string) => (c === '\n' ? '' : c));
 }
 
 function concat(node: Node, out: ShellAnalysis): string | null {

@@ -373,3 +373,40 @@ describe('arithmetic that runs commands from a quoted word', () => {
     }
   });
 });
+
+/** `\<newline>` joins lines before bash splits words; the parser took it for a separator. */
+describe('a line continuation inside a word', () => {
+  const box = () => {
+    const dir = realpathSync(tempDir('tracegate-continued-'));
+    writeFileSync(path.join(dir, '.env'), 'TOKEN=CONTINUED-SECRET\n');
+    writeFileSync(path.join(dir, 'keep.txt'), 'keep\n');
+    return dir;
+  };
+
+  it('cat .e\\<newline>nv reads .env for real, and is refused', async () => {
+    const command = 'cat .e\\\nnv';
+    expect((await runCommand(command, { workspace: box(), timeoutMs: 10_000, outputCap: 1000, mode: 'process' })).output).toContain('CONTINUED-SECRET');
+    for (const sandbox of SANDBOXES) expect(await decideShell(policy, command, box(), sandbox)).toMatchObject({ decision: 'deny', rule: 'unprovable-parse' });
+  });
+
+  it('find . -dele\\<newline>te deletes for real, and is refused', async () => {
+    const dir = box();
+    const command = 'find . -dele\\\nte';
+    await runCommand(command, { workspace: dir, timeoutMs: 10_000, outputCap: 1000, mode: 'process' });
+    expect(existsSync(path.join(dir, 'keep.txt'))).toBe(false);
+    for (const sandbox of SANDBOXES) expect(await decideShell(policy, command, box(), sandbox)).toMatchObject({ decision: 'deny', rule: 'unprovable-parse' });
+  });
+
+  it('inside double quotes and in a here-document the joined text is what is judged', async () => {
+    for (const sandbox of SANDBOXES) {
+      expect(await decideShell(policy, 'cat ".e\\\nnv"', box(), sandbox)).toMatchObject({ decision: 'deny', rule: 'secret-path' });
+      expect(await decideShell(policy, 'python3 - <<EOF\nimport os; os.sys\\\ntem("id")\nEOF', box(), sandbox)).toMatchObject({ decision: 'deny', rule: 'inline-spawns-process' });
+    }
+  });
+
+  it('a continuation between words, after a space, stays allowed', async () => {
+    for (const command of ['ls \\\n  src', 'grep -rn x \\\n  keep.txt', 'echo a \\\n b']) {
+      expect((await decideShell(policy, command, box(), 'process')).decision, command).toBe('allow');
+    }
+  });
+});
