@@ -190,7 +190,10 @@ function decideCommand(ctx: ShellContext, cmd: SimpleCommand, envChanged = false
   if (name === 'git' && envChanged) decisions.push(deny('git-outside-harness', 'git under a wrapper that changes its environment or program lookup runs without the harness\'s safe configuration'));
 
   if (policy.shell.wrappers.includes(name)) {
-    const inner = unwrap(cmd.args);
+    const inner = unwrap(name, cmd.args);
+    if (name === 'env' && cmd.args.some((a) => /^(-[A-Za-z]*S|--split-string|--sp)/.test(a.value ?? ''))) {
+      decisions.push(ask('env-split-string', 'env -S splits a string into the command it runs, which is not read word by word'));
+    }
     if (!inner.program) {
       decisions.push(deny('wrapper-without-command', `${name} without a command to run`));
       return strictest(decisions);
@@ -305,8 +308,34 @@ function envChdir(args: ShellWord[]): string | null | undefined {
   return undefined;
 }
 
+/**
+ * Options of each wrapper that take the next word as their value (`env -u NAME`, `timeout -s SIG`):
+ * that word is not the command (`env -u cat rm -rf src` runs rm, not cat). Short letters, long names.
+ */
+const WRAPPER_VALUE_OPTIONS: Record<string, { short: string; long: string[] }> = {
+  env: { short: 'uCSa', long: ['--unset', '--chdir', '--split-string', '--argv0'] },
+  timeout: { short: 'sk', long: ['--signal', '--kill-after'] },
+  nice: { short: 'n', long: ['--adjustment'] },
+  stdbuf: { short: 'ioe', long: ['--input', '--output', '--error'] },
+  ionice: { short: 'cnpPu', long: ['--class', '--classdata', '--pid', '--pgid', '--uid'] },
+};
+
+/** How many words an option takes: itself, and its value when that is the next word. */
+function optionWords(wrapper: string, value: string): number {
+  const options = WRAPPER_VALUE_OPTIONS[wrapper];
+  if (!options || value === '--') return 1;
+  if (value.startsWith('--')) {
+    // getopt_long takes an unambiguous prefix (`--un`): any prefix of a value option counts.
+    return !value.includes('=') && value.length > 3 && options.long.some((l) => l.startsWith(value)) ? 2 : 1;
+  }
+  for (let j = 1; j < value.length; j++) {
+    if (options.short.includes(value[j]!)) return j === value.length - 1 ? 2 : 1; // `-uNAME` carries its value
+  }
+  return 1;
+}
+
 /** `env -i A=1 nice -n 5 ls -la` → the command the wrapper runs, with its assignments. */
-function unwrap(args: ShellWord[]): Pick<SimpleCommand, 'program' | 'args' | 'assignments'> {
+function unwrap(wrapper: string, args: ShellWord[]): Pick<SimpleCommand, 'program' | 'args' | 'assignments'> {
   const assignments: SimpleCommand['assignments'] = [];
   let i = 0;
   for (; i < args.length; i++) {
@@ -315,7 +344,13 @@ function unwrap(args: ShellWord[]): Pick<SimpleCommand, 'program' | 'args' | 'as
     const assignment = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/s.exec(value);
     if (assignment) {
       assignments.push({ name: assignment[1]!, value: { value: assignment[2]!, text: assignment[2]!, glob: false } });
-    } else if (!value.startsWith('-') && !/^\d+(\.\d+)?[smhd]?$/.test(value)) break;
+    } else if (value.startsWith('-')) {
+      i += optionWords(wrapper, value) - 1;
+      if (value === '--') {
+        i++;
+        break;
+      }
+    } else if (!/^\d+(\.\d+)?[smhd]?$/.test(value)) break;
   }
   return { program: args[i] ?? null, args: args.slice(i + 1), assignments };
 }

@@ -410,3 +410,33 @@ describe('a line continuation inside a word', () => {
     }
   });
 });
+
+/** A wrapper option's value read as the command: `env -u cat rm -rf src` runs rm, not cat. */
+describe('wrapper options that take a value', () => {
+  const COMMANDS = ['env -u cat rm -rf src', 'env --unset cat rm -rf src', 'env -iu cat rm -rf src', 'timeout -s cat rm -rf src', 'nice -n cat rm -rf src', 'stdbuf -o cat rm -rf src', 'timeout -k cat 5 rm -rf src'];
+
+  it('env -u NAME runs the command after NAME for real', async () => {
+    const dir = realpathSync(tempDir('tracegate-wrapper-'));
+    mkdirSync(path.join(dir, 'src'));
+    writeFileSync(path.join(dir, 'src/a.txt'), 'x\n');
+    await runCommand('env -u cat rm -rf src', { workspace: dir, timeoutMs: 10_000, outputCap: 1000, mode: 'process' });
+    expect(existsSync(path.join(dir, 'src'))).toBe(false);
+  });
+
+  it.each(COMMANDS)('%s is judged as rm', async (command) => {
+    for (const sandbox of SANDBOXES) expect(await decideShell(policy, command, ws, sandbox), command).toMatchObject({ decision: 'deny', rule: 'recursive-delete' });
+  });
+
+  it('an interpreter behind env -u NAME is read like any other', async () => {
+    for (const sandbox of SANDBOXES) {
+      expect(await decideShell(policy, `env -u cat python3 -c 'import os; os.system("id")'`, ws, sandbox)).toMatchObject({ decision: 'deny', rule: 'inline-spawns-process' });
+    }
+  });
+
+  it('wrappers with their values still run allowed commands', async () => {
+    for (const command of ['env -u FOO ls', 'env -i LANG=C ls', 'timeout -s KILL 5 ls', 'timeout --kill-after 1 5 ls', 'nice -n 5 ls', 'stdbuf -oL ls', 'env -C src ls', 'env -- ls']) {
+      const decision = await decideShell(policy, command, ws, 'process');
+      expect(decision.decision, `${command} → ${decision.rule}: ${decision.reason}`).toBe('allow');
+    }
+  });
+});
