@@ -103,11 +103,16 @@ function cdTargets(root: string, commands: SimpleCommand[]): string[] {
   const cwds: string[] = [];
   for (const cmd of commands) {
     if (cmd.program?.value !== 'cd') continue;
-    const target = cmd.args.find((a) => a.value !== null && !a.value.startsWith('-'))?.value;
+    const word = cmd.args.find((a) => a.value !== null && !a.value.startsWith('-'));
+    const target = word?.value;
     if (!target) continue;
     for (const base of [root, ...cwds]) {
-      const checked = resolveInWorkspace(root, path.resolve(base, target));
-      if (checked.inside && checked.absolute !== root && !cwds.includes(checked.absolute) && cwds.length < 16) cwds.push(checked.absolute);
+      // `cd s*b` goes where the glob matches now, as bash expands it.
+      const candidates = word.glob ? globMatches(base, target.split('/').filter((s) => s !== '' && s !== '.')).slice(0, 16) : [path.resolve(base, target)];
+      for (const candidate of candidates) {
+        const checked = resolveInWorkspace(root, candidate);
+        if (checked.inside && checked.absolute !== root && !cwds.includes(checked.absolute) && cwds.length < 16) cwds.push(checked.absolute);
+      }
     }
   }
   return cwds;

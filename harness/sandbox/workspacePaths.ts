@@ -6,6 +6,15 @@ export type PathCheck =
   | { inside: true; absolute: string }
   | { inside: false; absolute: string | null; reason: string };
 
+/** lstat that reports any failure as "no entry": `file.txt/x` fails with ENOTDIR, not ENOENT. */
+function lstatQuiet(p: string): ReturnType<typeof lstatSync> | undefined {
+  try {
+    return lstatSync(p, { throwIfNoEntry: false });
+  } catch {
+    return undefined;
+  }
+}
+
 function within(root: string, candidate: string): boolean {
   const rel = path.relative(root, candidate);
   return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
@@ -27,7 +36,7 @@ export function resolveInWorkspace(root: string, p: string): PathCheck {
   const rest: string[] = [];
   while (!existsSync(existing) && existing !== root) {
     // A dangling symlink does not "exist", yet writing through it creates its target: judge the target.
-    if (lstatSync(existing, { throwIfNoEntry: false })?.isSymbolicLink()) {
+    if (lstatQuiet(existing)?.isSymbolicLink()) {
       const target = path.resolve(path.dirname(existing), readlinkSync(existing), ...rest);
       return within(root, target)
         ? { inside: false, absolute, reason: `${p} is a dangling symlink` }
@@ -95,7 +104,7 @@ export function secretUnder(root: string, absolute: string, secretGlobs: readonl
   if (secretGlobs.length === 0) return null;
   const own = isSecretPath(root, absolute, secretGlobs);
   if (own !== null) return path.relative(root, absolute);
-  if (!lstatSync(absolute, { throwIfNoEntry: false })?.isDirectory()) return null;
+  if (!lstatQuiet(absolute)?.isDirectory()) return null;
   const queue = [absolute];
   let seen = 0;
   while (queue.length > 0) {

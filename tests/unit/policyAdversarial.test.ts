@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { decideShell, hasBubblewrap, loadPolicy, runCommand } from '../../harness/index.js';
+import { decideShell, decideToolCall, hasBubblewrap, loadPolicy, runCommand } from '../../harness/index.js';
 import type { SandboxKind } from '../../harness/policy/decision.js';
 import type { Policy } from '../../src/schema/policy.js';
 import { tempDir } from '../helpers/cli.js';
@@ -436,6 +436,60 @@ describe('wrapper options that take a value', () => {
   it('wrappers with their values still run allowed commands', async () => {
     for (const command of ['env -u FOO ls', 'env -i LANG=C ls', 'timeout -s KILL 5 ls', 'timeout --kill-after 1 5 ls', 'nice -n 5 ls', 'stdbuf -oL ls', 'env -C src ls', 'env -- ls']) {
       const decision = await decideShell(policy, command, ws, 'process');
+      expect(decision.decision, `${command} → ${decision.rule}: ${decision.reason}`).toBe('allow');
+    }
+  });
+});
+
+/** An outward link reached under a name the policy did not see: a folder cd'ed into by glob, or a copy. */
+describe('outward links reached under another name', () => {
+  const box = () => {
+    const dir = realpathSync(tempDir('tracegate-relink-'));
+    mkdirSync(path.join(dir, 'sub'));
+    writeFileSync(path.join(outside, 'behind'), 'BEHIND-THE-RELINK\n');
+    symlinkSync(path.join(outside, 'behind'), path.join(dir, 'sub/link'));
+    writeFileSync(path.join(dir, 'top.txt'), 'hi\n');
+    return dir;
+  };
+  const CASES: Array<[string, string]> = [
+    ['cd to a glob, then read the link', 'cd s*b && cat link'],
+    ['cd to a bracket glob, then read the link', 'cd [s]ub; cat link'],
+    ['copy the folder, then read the copied link', 'cp -r sub sx && cat sx/link'],
+    ['copy the folder with -a, then read the copied link', 'cp -a sub sx && cat sx/link'],
+    ['move the folder, then read the link', 'mv sub sx && cat sx/link'],
+    ['move the folder into another, then read the link', 'mkdir d && mv sub d/ && cat d/sub/link'],
+  ];
+
+  it.each(CASES)('%s: reads outside for real, and is refused', async (_name, command) => {
+    const ran = await runCommand(command, { workspace: box(), timeoutMs: 10_000, outputCap: 1000, mode: 'process' });
+    expect(ran.output).toContain('BEHIND-THE-RELINK');
+    for (const sandbox of SANDBOXES) {
+      const decision = await decideShell(policy, command, box(), sandbox);
+      expect(decision.decision, `${command} → ${decision.rule}: ${decision.reason}`).toBe('deny');
+      expect(decision.errorType).toBe('PATH_OUTSIDE_WORKSPACE');
+    }
+  });
+
+  it('writing through the copied link is refused too', async () => {
+    const dir = box();
+    await runCommand('cp -r sub sx && echo OVERWRITTEN > sx/link', { workspace: dir, timeoutMs: 10_000, outputCap: 1000, mode: 'process' });
+    expect(readFileSync(path.join(outside, 'behind'), 'utf8')).toBe('OVERWRITTEN\n');
+    writeFileSync(path.join(outside, 'behind'), 'BEHIND-THE-RELINK\n');
+    expect((await decideShell(policy, 'cp -r sub sx && echo x > sx/link', dir, 'isolated')).decision).toBe('deny');
+  });
+
+  it('a path through a file is judged, not a crash of the tool layer', async () => {
+    const dir = box();
+    expect((await decideShell(policy, 'cat top.txt/x', dir, 'process')).decision).toBe('allow');
+    expect((await decideShell(policy, 'cd */ && ls', dir, 'process')).decision).not.toBe('allow');
+    expect((await decideToolCall(policy, { tool: 'read_file', args: { path: 'top.txt/x' } }, dir)).decision).toBe('allow');
+  });
+
+  it('copies, moves and cd by glob without outward links stay allowed', async () => {
+    const dir = box();
+    mkdirSync(path.join(dir, 'plain'));
+    for (const command of ['cp -r plain p2', 'mv plain p3', 'cd pl* && ls', 'cp top.txt t2.txt']) {
+      const decision = await decideShell(policy, command, dir, 'process');
       expect(decision.decision, `${command} → ${decision.rule}: ${decision.reason}`).toBe('allow');
     }
   });

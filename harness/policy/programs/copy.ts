@@ -38,6 +38,14 @@ export const inspectCopy: ProgramCheck = (cmd, ctx) => {
   }
   if (!recursive) return { decisions: [] };
   const sources = target !== undefined ? operands : operands.slice(0, -1);
+  // A link out of the workspace carried to a new name is a path no later argument shows for what it is
+  // (`cp -r sub sx && cat sx/link`): the copy or move itself is refused.
+  const carried: Decision[] = [];
+  for (const source of sources) {
+    const link = ctx.outwardLinksUnder?.(source)[0];
+    if (link) carried.push(deny('copies-outward-link', `${program} ${source} carries ${link}, a symlink out of the workspace, to a new name`, 'PATH_OUTSIDE_WORKSPACE'));
+  }
+  if (carried.length > 0) return { decisions: carried } satisfies Inspection;
   if (program === 'cp') return { decisions: recursiveSecretReads('cp -r', sources, ctx) } satisfies Inspection;
   const decisions: Decision[] = [];
   for (const source of sources) {
