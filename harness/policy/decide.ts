@@ -360,15 +360,23 @@ function unwrap(wrapper: string, args: ShellWord[]): Pick<SimpleCommand, 'progra
   return { program: args[i] ?? null, args: args.slice(i + 1), assignments };
 }
 
-/** The parts of an argument that may name a file: the word, `--opt=VALUE`, `-fVALUE`. */
+/**
+ * The parts of an argument that may name a file: the word, `--opt=VALUE`, `-fVALUE`. Short flags
+ * bundle, and the last one's value runs to the end of the word (`sort -uo/tmp/x` is `-u -o /tmp/x`,
+ * `cp -at/tmp` is `-a -t /tmp`, `sort -uosecrets.json`): the value may start after any letter of
+ * the leading run of flag letters, so every such tail is a candidate.
+ */
 function pathCandidates(arg: ShellWord): string[] {
   const v = arg.value;
   if (v === null || v === '' || v === '-' || v === '--') return [];
   if (!v.startsWith('-')) return [v];
   const eq = v.indexOf('=');
   if (eq > 0) return [v.slice(eq + 1)].filter(Boolean);
-  if (!v.startsWith('--') && v.length > 2 && /[/.~]/.test(v.slice(2, 3))) return [v.slice(2)];
-  return [];
+  if (v.startsWith('--') || v.length <= 2) return [];
+  const letters = /^-([A-Za-z]*)/.exec(v)![1]!.length;
+  const tails: string[] = [];
+  for (let k = 2; k <= Math.min(1 + letters, 24) && k < v.length; k++) tails.push(v.slice(k));
+  return tails;
 }
 
 /**

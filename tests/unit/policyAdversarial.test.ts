@@ -499,3 +499,40 @@ describe('outward links reached under another name', () => {
     }
   });
 });
+
+/** A path attached to the last of bundled short flags: `sort -uo/tmp/x` is `sort -u -o /tmp/x`. */
+describe('paths attached to bundled short flags', () => {
+  const box = () => {
+    const dir = realpathSync(tempDir('tracegate-bundle-'));
+    writeFileSync(path.join(dir, 'top.txt'), 'BUNDLED-WRITE\n');
+    writeFileSync(path.join(dir, '.env'), 'TOKEN=x\n');
+    return dir;
+  };
+
+  it('sort -uoPATH writes outside and mv -ftDIR moves a file out, for real', async () => {
+    const target = realpathSync(tempDir('tracegate-bundle-out-'));
+    const dir = box();
+    await runCommand(`sort -uo${target}/written top.txt && mv -ft${target} top.txt`, { workspace: dir, timeoutMs: 10_000, outputCap: 1000, mode: 'process' });
+    expect(readFileSync(path.join(target, 'written'), 'utf8')).toBe('BUNDLED-WRITE\n');
+    expect(existsSync(path.join(target, 'top.txt'))).toBe(true);
+    expect(existsSync(path.join(dir, 'top.txt'))).toBe(false);
+  });
+
+  it.each([
+    ['sort -uo to an outside file', 'sort -uo/tmp/x top.txt', 'path-outside-workspace'],
+    ['cp -at to an outside folder', 'cp -at/tmp top.txt', 'path-outside-workspace'],
+    ['mv -ft to an outside folder', 'mv -ft/tmp top.txt', 'path-outside-workspace'],
+    ['sort -uo over a secret', 'sort -uo.env top.txt', 'secret-path'],
+    ['sort -uo over a secret whose name starts with a letter', 'sort -uosecrets.json top.txt', 'secret-path'],
+    ['grep -Ff reading a secret', 'grep -Ff.env top.txt', 'secret-path'],
+  ])('%s is refused', async (_name, command, rule) => {
+    for (const sandbox of SANDBOXES) expect(await decideShell(policy, command, box(), sandbox), command).toMatchObject({ decision: 'deny', rule });
+  });
+
+  it('bundled flags with inside values stay allowed', async () => {
+    for (const command of ['sort -uo./out.txt top.txt', 'ls -lah', 'head -n5 top.txt', 'grep -e.x top.txt', 'tail -n20 top.txt']) {
+      const decision = await decideShell(policy, command, box(), 'process');
+      expect(decision.decision, `${command} → ${decision.rule}: ${decision.reason}`).toBe('allow');
+    }
+  });
+});
