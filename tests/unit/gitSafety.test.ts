@@ -211,6 +211,8 @@ describe('a secret the repository tracks, or once tracked, is not printed from i
     const dir = committedSecretRepo();
     const secretPaths = loadPolicy().secret_paths;
     const printing = ['git show HEAD~1', 'git log -p', 'git log --all -p --oneline', 'git grep TOKEN HEAD~1', `git cat-file -p ${blobOf(dir)}`, 'git cat-file --batch-all-objects --batch', 'git diff HEAD~1 HEAD', 'git log -L1,1:deploy/.env HEAD~1', 'git stash show -p'];
+    // A pickaxe search answers whether a guess matches the secret, character by character.
+    const oracles = ['git log -G^TOKEN=C --oneline', 'git log --all -STOKEN --oneline'];
     for (const command of printing) {
       // The trap is real: the same git without the policy's secret paths prints the secret.
       if (!command.startsWith('git stash')) expect((await run(command, dir, mode)).output, command).toContain(SECRET);
@@ -218,6 +220,12 @@ describe('a secret the repository tracks, or once tracked, is not printed from i
       expect(guarded.output, command).not.toContain(SECRET);
       expect(guarded.output, command).toContain('deploy/.env');
       expect(guarded.exitCode, command).toBe(128);
+    }
+    for (const command of oracles) {
+      expect((await run(command, dir, mode)).output, command).toMatch(/with a secret|removed/);
+      const guarded = await run(command, dir, mode, secretPaths);
+      expect(guarded.exitCode, command).toBe(128);
+      expect(guarded.output).not.toMatch(/with a secret|removed/);
     }
     for (const command of ['git log --oneline', 'git show --stat HEAD~1', 'git log --name-only', 'git cat-file -t HEAD', 'git diff --stat HEAD~1 HEAD']) {
       const listed = await run(command, dir, mode, secretPaths);
