@@ -74,7 +74,8 @@ function decidePath(policy: Policy, p: string, root: string, use: 'file' | 'shel
   if (use === 'shell' && HARMLESS_DEVICES.has(p)) return allow('device', `${p} is harmless`);
   const checked = resolveInWorkspace(root, p);
   if (!checked.inside) return deny('path-outside-workspace', checked.reason, 'PATH_OUTSIDE_WORKSPACE');
-  const secret = isSecretPath(root, checked.absolute, policy.secret_paths);
+  // The name as written and the file it resolves to: `.env` may be a link to `config/local.env`.
+  const secret = isSecretPath(root, checked.absolute, policy.secret_paths) ?? isSecretPath(root, path.resolve(root, p), policy.secret_paths);
   if (secret) return deny('secret-path', `${p} matches the secret path pattern ${secret}`, 'PERMISSION_DENIED');
   return allow('path-inside-workspace', `${p} is inside the workspace`);
 }

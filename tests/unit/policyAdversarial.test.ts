@@ -536,3 +536,27 @@ describe('paths attached to bundled short flags', () => {
     }
   });
 });
+
+/** `.env -> config/local.env`: the secret's name is on the link, not on the file it leads to. */
+describe('a secret-named symlink to a file inside the workspace', () => {
+  const box = () => {
+    const dir = realpathSync(tempDir('tracegate-secretlink-'));
+    mkdirSync(path.join(dir, 'config'));
+    writeFileSync(path.join(dir, 'config/local.env'), 'TOKEN=LINKED-SECRET\n');
+    symlinkSync('config/local.env', path.join(dir, '.env'));
+    return dir;
+  };
+
+  it('is refused by its name, not judged by the file it resolves to', async () => {
+    const dir = box();
+    expect((await runCommand('cat .env', { workspace: dir, timeoutMs: 10_000, outputCap: 1000, mode: 'process' })).output).toContain('LINKED-SECRET');
+    for (const sandbox of SANDBOXES) expect(await decideShell(policy, 'cat .env', dir, sandbox)).toMatchObject({ decision: 'deny', rule: 'secret-path' });
+    expect(await decideToolCall(policy, { tool: 'read_file', args: { path: '.env' } }, dir)).toMatchObject({ decision: 'deny', rule: 'secret-path' });
+  });
+
+  it.skipIf(!hasBubblewrap())('under bubblewrap the file it leads to is masked, for code the policy does not read', async () => {
+    const dir = box();
+    const ran = await runCommand('cat .env; cat config/local.env', { workspace: dir, timeoutMs: 10_000, outputCap: 1000, mode: 'bwrap', secretPaths: policy.secret_paths });
+    expect(ran.output).not.toContain('LINKED-SECRET');
+  });
+});
