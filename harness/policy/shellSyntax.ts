@@ -103,7 +103,8 @@ function continuedWord(root: Node, source: Buffer): string | undefined {
     for (let i = 1; i < children.length; i++) {
       const [before, after] = [children[i - 1]!, children[i]!];
       if (!before.isNamed || !after.isNamed || before.type === 'comment') continue;
-      if (source.subarray(before.endIndex, after.startIndex).toString('utf8').startsWith('\\\n')) return `${before.text}${after.text}`;
+      // `a\<newline>b` joins; `a\<newline>  b` is two words (the continuation is removed, the spaces split).
+      if (/^(\\\n)+$/.test(source.subarray(before.endIndex, after.startIndex).toString('utf8'))) return `${before.text}${after.text}`;
     }
     stack.push(...children);
   }

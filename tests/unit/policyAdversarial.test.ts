@@ -410,7 +410,7 @@ describe('a line continuation inside a word', () => {
   });
 
   it('a continuation between words, after a space, stays allowed', async () => {
-    for (const command of ['ls \\\n  src', 'grep -rn x \\\n  keep.txt', 'echo a \\\n b']) {
+    for (const command of ['ls \\\n  src', 'grep -rn x \\\n  keep.txt', 'echo a \\\n b', 'cat keep.txt\\\n  keep.txt']) {
       expect((await decideShell(policy, command, box(), 'process')).decision, command).toBe('allow');
     }
   });
