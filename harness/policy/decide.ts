@@ -138,12 +138,18 @@ function namedPaths(root: string, analysis: { commands: SimpleCommand[]; redirec
     const v = word.value;
     if (!v) continue;
     for (const candidate of [v, v.slice(v.indexOf('=') + 1)]) {
-      const key = path.resolve(root, candidate);
+      const key = canonicalPath(root, path.resolve(root, candidate));
       named.set(key, (named.get(key) ?? 0) + 1);
       if (!v.includes('=')) break;
     }
   }
   return named;
+}
+
+/** One name for one file: `lnk/a.py` and `src/a.py` are the same file when `lnk` links to `src`. */
+function canonicalPath(root: string, absolute: string): string {
+  const checked = resolveInWorkspace(root, absolute);
+  return checked.inside ? checked.absolute : absolute;
 }
 
 /** A path a shell command names, checked from the workspace and from every folder it may run in. */
@@ -270,7 +276,7 @@ function inspect(ctx: ShellContext, name: string, cmd: SimpleCommand): Inspectio
       return null;
     },
     // The program's own mention counts once, from whichever folder it is read.
-    namedElsewhere: (p) => [...new Set([ctx.root, ...ctx.cwds].map((base) => path.resolve(base, p)))].reduce((n, key) => n + (ctx.named.get(key) ?? 0), 0) > 1,
+    namedElsewhere: (p) => [...new Set([ctx.root, ...ctx.cwds].map((base) => canonicalPath(ctx.root, path.resolve(base, p))))].reduce((n, key) => n + (ctx.named.get(key) ?? 0), 0) > 1,
     checkCommand: (inner) => decideCommand(ctx, inner),
   };
   return check(cmd, inspectContext);

@@ -560,3 +560,21 @@ describe('a secret-named symlink to a file inside the workspace', () => {
     expect(ran.output).not.toContain('LINKED-SECRET');
   });
 });
+
+/** A program file written in the same command under another name for it (a link inside the workspace). */
+describe('a script written through an alias of its folder', () => {
+  it('cp over lnk/a.py, then python3 src/a.py, is read as written first (both names are one file)', async () => {
+    const dir = realpathSync(tempDir('tracegate-alias-'));
+    mkdirSync(path.join(dir, 'src'));
+    writeFileSync(path.join(dir, 'src/a.py'), 'print(1)\n');
+    writeFileSync(path.join(dir, 'evil.txt'), "open('ran-evil', 'w')\n");
+    symlinkSync('src', path.join(dir, 'lnk'));
+    const command = 'cp evil.txt lnk/a.py && python3 src/a.py';
+    // The trap is real: what runs is not what the policy found on disk.
+    await runCommand(command, { workspace: dir, timeoutMs: 10_000, outputCap: 1000, mode: 'process' });
+    expect(existsSync(path.join(dir, 'ran-evil'))).toBe(true);
+    for (const variant of [command, 'cp evil.txt src/a.py && python3 lnk/a.py']) {
+      expect(await decideShell(policy, variant, dir, 'isolated'), variant).toMatchObject({ decision: 'require_approval', rule: 'program-file-written' });
+    }
+  });
+});
