@@ -215,6 +215,8 @@ function decideCommand(ctx: ShellContext, cmd: SimpleCommand, envChanged = false
     let innerCtx = ctx;
     const dir = name === 'env' ? envChdir(cmd.args) : undefined;
     if (dir === null) decisions.push(ask('unprovable-argument', 'env --chdir has no fixed value'));
+    // `env -C s*b`: bash expands the glob, so the folder is not the text (a `cd` glob is expanded; this one is not read).
+    else if (dir !== undefined && /[*?[]/.test(dir)) decisions.push(ask('unprovable-argument', `env -C ${dir}: a folder given by a glob`));
     else if (dir !== undefined) {
       const checked = decideShellPath(ctx, dir);
       decisions.push(checked);

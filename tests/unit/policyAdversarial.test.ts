@@ -578,3 +578,19 @@ describe('a script written through an alias of its folder', () => {
     }
   });
 });
+
+describe('a folder to run in given by a glob', () => {
+  it('env -C s*b reads the outward link of the folder bash expands to, and asks', async () => {
+    const dir = realpathSync(tempDir('tracegate-chdir-glob-'));
+    mkdirSync(path.join(dir, 'sub'));
+    writeFileSync(path.join(outside, 'chdir-behind'), 'CHDIR-GLOB-BEHIND\n');
+    symlinkSync(path.join(outside, 'chdir-behind'), path.join(dir, 'sub/link'));
+    const ran = await runCommand('env -C s*b cat link', { workspace: dir, timeoutMs: 10_000, outputCap: 1000, mode: 'process' });
+    expect(ran.output).toContain('CHDIR-GLOB-BEHIND');
+    for (const sandbox of SANDBOXES) {
+      for (const command of ['env -C s*b cat link', 'git -C s?b diff --no-index -- link top.txt']) {
+        expect((await decideShell(policy, command, dir, sandbox)).decision, command).not.toBe('allow');
+      }
+    }
+  });
+});

@@ -90,6 +90,8 @@ export const inspectGit: ProgramCheck = (cmd, ctx) => {
       else if (args[i + 1]) pathArgs.push(args[++i]!);
       // Paths after `-C DIR` are relative to DIR: each is checked from there as well.
       const dir = name === '-C' ? args[i]?.value : undefined;
+      // `git -C s*b`: bash expands the glob, so the folder paths are read from is not the text.
+      if (dir && args[i]?.glob) decisions.push(ask('unprovable-argument', `git -C ${dir}: a folder given by a glob`));
       if (dir) cwd = path.isAbsolute(dir) ? dir : path.join(cwd ?? '.', dir);
     } else if (name === '--namespace' || name === '--exec-path') {
       if (!v.includes('=') && name === '--namespace') i++;
