@@ -129,6 +129,7 @@ export async function runToolCall(call: ToolCallRequest, layer: ToolLayer): Prom
       summary: typeof args['command'] === 'string' ? args['command'] : call.arguments,
       rule: decision.rule,
       reason: decision.reason,
+      ...(decision.asks ? { rules: decision.asks } : {}),
     });
     span.set({ approved: answer.approved, 'approval.via': answer.via });
     if (!answer.approved) {

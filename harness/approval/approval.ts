@@ -7,6 +7,17 @@ export interface ApprovalRequest {
   summary: string;
   rule: string;
   reason: string;
+  /** Every rule that asked (the deciding one first); `rule` alone when absent. */
+  rules?: string[];
+}
+
+/**
+ * The command as text a terminal cannot reinterpret: control characters (an escape sequence or a
+ * carriage return could paint `ls` over `rm -rf ~`), format characters (bidirectional overrides,
+ * zero-width spaces) and line separators are shown as escapes.
+ */
+export function printable(text: string): string {
+  return text.replace(/[\p{Cc}\p{Cf}\u2028\u2029]/gu, (c) => (c === '\n' ? '\\n' : c === '\t' ? '\\t' : `\\u{${c.codePointAt(0)!.toString(16)}}`));
 }
 
 export interface ApprovalAnswer {
@@ -46,16 +57,18 @@ export class TerminalApprover implements Approver {
   }
 
   private async prompt(request: ApprovalRequest): Promise<ApprovalAnswer> {
-    if (this.alwaysRules.has(request.rule)) return { approved: true, via: 'always' };
+    const rules = request.rules && request.rules.length > 0 ? request.rules : [request.rule];
+    if (rules.every((rule) => this.alwaysRules.has(rule))) return { approved: true, via: 'always' };
     const rl = createInterface({ input: this.input, output: this.output, terminal: false });
     try {
       this.output.write(
-        `\n[approval] task ${request.taskId} wants ${request.tool}: ${request.summary}\n` +
-          `  rule ${request.rule}: ${request.reason}\n`,
+        `\n[approval] task ${printable(request.taskId)} wants ${printable(request.tool)}: ${printable(request.summary)}\n` +
+          `  rule ${printable(request.rule)}: ${printable(request.reason)}\n` +
+          (rules.length > 1 ? `  it also asks under: ${rules.slice(1).map(printable).join(', ')}\n` : ''),
       );
-      const reply = (await rl.question('  approve [o]nce, [d]eny, [a]lways for this rule? ')).trim().toLowerCase();
+      const reply = (await rl.question(`  approve [o]nce, [d]eny, [a]lways for ${rules.length > 1 ? 'these rules' : 'this rule'}? `)).trim().toLowerCase();
       if (reply === 'a' || reply === 'always') {
-        this.alwaysRules.add(request.rule);
+        for (const rule of rules) this.alwaysRules.add(rule);
         return { approved: true, via: 'interactive' };
       }
       return { approved: reply === 'o' || reply === 'once' || reply === 'y' || reply === 'yes', via: 'interactive' };

@@ -2,7 +2,7 @@ import { lstatSync, readdirSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import type { Policy, ShellRule } from '../../src/schema/policy.js';
 import { safeRegex } from '../../src/schema/safeRegex.js';
-import { isSecretPath, resolveInWorkspace } from '../sandbox/workspacePaths.js';
+import { isSecretPath, resolveInWorkspace, secretUnder } from '../sandbox/workspacePaths.js';
 import { allow, ask, deny, strictest, type Decision, type SandboxKind } from './decision.js';
 import { programCheck } from './programs/registry.js';
 import type { InspectContext, Inspection } from './programs/types.js';
@@ -19,6 +19,8 @@ const SYSTEM_BIN = /^\/(usr\/)?(local\/)?s?bin\/[^/]+$/;
 const HARMLESS_DEVICES = new Set(['/dev/null', '/dev/stdin', '/dev/stdout', '/dev/stderr']);
 /** Assignments that change what a program loads or runs: never allowed in front of a command. */
 const HIJACKING_VARIABLE = /^(LD_|DYLD_|BASH_|GIT_)|^(PATH|ENV|IFS|PS4|PROMPT_COMMAND|SHELLOPTS|BASHOPTS|GLOBIGNORE|HOME|CDPATH|PAGER|EDITOR|VISUAL|NODE_OPTIONS|PYTHONPATH|PYTHONSTARTUP|PYTHONHOME|PYTHONINSPECT|PERL5OPT|RUBYOPT|TRACEGATE_WORKSPACE)$/;
+/** A prefix of `--files0-from` long enough for getopt_long to take it (`--fil`). */
+const FILE_LIST_OPTION = /^--fi[a-z0-9-]*$/;
 /** Wrapper options that change the environment or the program lookup the harness set up for git. */
 const ENVIRONMENT_CHANGING = /^(-[A-Za-z]*[iuSCp][A-Za-z]*|--ignore-environment|--unset(=.*)?|--split-string(=.*)?|--chdir(=.*)?|-)$/;
 
@@ -72,7 +74,8 @@ function decidePath(policy: Policy, p: string, root: string, use: 'file' | 'shel
   if (use === 'shell' && HARMLESS_DEVICES.has(p)) return allow('device', `${p} is harmless`);
   const checked = resolveInWorkspace(root, p);
   if (!checked.inside) return deny('path-outside-workspace', checked.reason, 'PATH_OUTSIDE_WORKSPACE');
-  const secret = isSecretPath(root, checked.absolute, policy.secret_paths);
+  // The name as written and the file it resolves to: `.env` may be a link to `config/local.env`.
+  const secret = isSecretPath(root, checked.absolute, policy.secret_paths) ?? isSecretPath(root, path.resolve(root, p), policy.secret_paths);
   if (secret) return deny('secret-path', `${p} matches the secret path pattern ${secret}`, 'PERMISSION_DENIED');
   return allow('path-inside-workspace', `${p} is inside the workspace`);
 }
@@ -101,11 +104,16 @@ function cdTargets(root: string, commands: SimpleCommand[]): string[] {
   const cwds: string[] = [];
   for (const cmd of commands) {
     if (cmd.program?.value !== 'cd') continue;
-    const target = cmd.args.find((a) => a.value !== null && !a.value.startsWith('-'))?.value;
+    const word = cmd.args.find((a) => a.value !== null && !a.value.startsWith('-'));
+    const target = word?.value;
     if (!target) continue;
     for (const base of [root, ...cwds]) {
-      const checked = resolveInWorkspace(root, path.resolve(base, target));
-      if (checked.inside && checked.absolute !== root && !cwds.includes(checked.absolute) && cwds.length < 16) cwds.push(checked.absolute);
+      // `cd s*b` goes where the glob matches now, as bash expands it.
+      const candidates = word.glob ? globMatches(base, target.split('/').filter((s) => s !== '' && s !== '.')).slice(0, 16) : [path.resolve(base, target)];
+      for (const candidate of candidates) {
+        const checked = resolveInWorkspace(root, candidate);
+        if (checked.inside && checked.absolute !== root && !cwds.includes(checked.absolute) && cwds.length < 16) cwds.push(checked.absolute);
+      }
     }
   }
   return cwds;
@@ -130,12 +138,18 @@ function namedPaths(root: string, analysis: { commands: SimpleCommand[]; redirec
     const v = word.value;
     if (!v) continue;
     for (const candidate of [v, v.slice(v.indexOf('=') + 1)]) {
-      const key = path.resolve(root, candidate);
+      const key = canonicalPath(root, path.resolve(root, candidate));
       named.set(key, (named.get(key) ?? 0) + 1);
       if (!v.includes('=')) break;
     }
   }
   return named;
+}
+
+/** One name for one file: `lnk/a.py` and `src/a.py` are the same file when `lnk` links to `src`. */
+function canonicalPath(root: string, absolute: string): string {
+  const checked = resolveInWorkspace(root, absolute);
+  return checked.inside ? checked.absolute : absolute;
 }
 
 /** A path a shell command names, checked from the workspace and from every folder it may run in. */
@@ -188,7 +202,10 @@ function decideCommand(ctx: ShellContext, cmd: SimpleCommand, envChanged = false
   if (name === 'git' && envChanged) decisions.push(deny('git-outside-harness', 'git under a wrapper that changes its environment or program lookup runs without the harness\'s safe configuration'));
 
   if (policy.shell.wrappers.includes(name)) {
-    const inner = unwrap(cmd.args);
+    const inner = unwrap(name, cmd.args);
+    if (name === 'env' && cmd.args.some((a) => /^(-[A-Za-z]*S|--split-string|--sp)/.test(a.value ?? ''))) {
+      decisions.push(ask('env-split-string', 'env -S splits a string into the command it runs, which is not read word by word'));
+    }
     if (!inner.program) {
       decisions.push(deny('wrapper-without-command', `${name} without a command to run`));
       return strictest(decisions);
@@ -198,6 +215,8 @@ function decideCommand(ctx: ShellContext, cmd: SimpleCommand, envChanged = false
     let innerCtx = ctx;
     const dir = name === 'env' ? envChdir(cmd.args) : undefined;
     if (dir === null) decisions.push(ask('unprovable-argument', 'env --chdir has no fixed value'));
+    // `env -C s*b`: bash expands the glob, so the folder is not the text (a `cd` glob is expanded; this one is not read).
+    else if (dir !== undefined && /[*?[]/.test(dir)) decisions.push(ask('unprovable-argument', `env -C ${dir}: a folder given by a glob`));
     else if (dir !== undefined) {
       const checked = decideShellPath(ctx, dir);
       decisions.push(checked);
@@ -222,6 +241,9 @@ function decideCommand(ctx: ShellContext, cmd: SimpleCommand, envChanged = false
   }
 
   if (!policy.shell.text_args.includes(name)) {
+    // `sort --files0-from=LIST` (`find -files0-from LIST`) reads the files LIST names, known only when it runs.
+    const list = cmd.args.find((a) => a.value !== null && (a.value === '-files0-from' || (FILE_LIST_OPTION.test(a.value.split('=')[0]!) && '--files0-from'.startsWith(a.value.split('=')[0]!))));
+    if (list) decisions.push(ask('file-list-argument', `${name} ${list.text} reads the files a list names, which cannot be checked before it runs`));
     for (const arg of inspection.pathArgs ?? cmd.args) {
       for (const candidate of pathCandidates(arg)) {
         if (arg.glob) decisions.push(...[root, ...ctx.cwds].map((base) => decideGlob(policy, candidate, root, base, ctx.globs)));
@@ -246,8 +268,17 @@ function inspect(ctx: ShellContext, name: string, cmd: SimpleCommand): Inspectio
         const dir = path.resolve(base, p);
         return outwardSymlinks(ctx.root, ctx.globs).filter((link) => !path.relative(dir, path.join(ctx.root, link)).startsWith('..'));
       }),
+    // Read from every folder the command may run in; a folder outside the workspace is the path check's to refuse.
+    secretUnder: (p) => {
+      for (const base of [ctx.root, ...ctx.cwds]) {
+        const checked = resolveInWorkspace(ctx.root, path.resolve(base, p));
+        const found = checked.inside ? secretUnder(ctx.root, checked.absolute, ctx.policy.secret_paths) : null;
+        if (found !== null) return found;
+      }
+      return null;
+    },
     // The program's own mention counts once, from whichever folder it is read.
-    namedElsewhere: (p) => [...new Set([ctx.root, ...ctx.cwds].map((base) => path.resolve(base, p)))].reduce((n, key) => n + (ctx.named.get(key) ?? 0), 0) > 1,
+    namedElsewhere: (p) => [...new Set([ctx.root, ...ctx.cwds].map((base) => canonicalPath(ctx.root, path.resolve(base, p))))].reduce((n, key) => n + (ctx.named.get(key) ?? 0), 0) > 1,
     checkCommand: (inner) => decideCommand(ctx, inner),
   };
   return check(cmd, inspectContext);
@@ -291,8 +322,34 @@ function envChdir(args: ShellWord[]): string | null | undefined {
   return undefined;
 }
 
+/**
+ * Options of each wrapper that take the next word as their value (`env -u NAME`, `timeout -s SIG`):
+ * that word is not the command (`env -u cat rm -rf src` runs rm, not cat). Short letters, long names.
+ */
+const WRAPPER_VALUE_OPTIONS: Record<string, { short: string; long: string[] }> = {
+  env: { short: 'uCSa', long: ['--unset', '--chdir', '--split-string', '--argv0'] },
+  timeout: { short: 'sk', long: ['--signal', '--kill-after'] },
+  nice: { short: 'n', long: ['--adjustment'] },
+  stdbuf: { short: 'ioe', long: ['--input', '--output', '--error'] },
+  ionice: { short: 'cnpPu', long: ['--class', '--classdata', '--pid', '--pgid', '--uid'] },
+};
+
+/** How many words an option takes: itself, and its value when that is the next word. */
+function optionWords(wrapper: string, value: string): number {
+  const options = WRAPPER_VALUE_OPTIONS[wrapper];
+  if (!options || value === '--') return 1;
+  if (value.startsWith('--')) {
+    // getopt_long takes an unambiguous prefix (`--un`): any prefix of a value option counts.
+    return !value.includes('=') && value.length > 3 && options.long.some((l) => l.startsWith(value)) ? 2 : 1;
+  }
+  for (let j = 1; j < value.length; j++) {
+    if (options.short.includes(value[j]!)) return j === value.length - 1 ? 2 : 1; // `-uNAME` carries its value
+  }
+  return 1;
+}
+
 /** `env -i A=1 nice -n 5 ls -la` → the command the wrapper runs, with its assignments. */
-function unwrap(args: ShellWord[]): Pick<SimpleCommand, 'program' | 'args' | 'assignments'> {
+function unwrap(wrapper: string, args: ShellWord[]): Pick<SimpleCommand, 'program' | 'args' | 'assignments'> {
   const assignments: SimpleCommand['assignments'] = [];
   let i = 0;
   for (; i < args.length; i++) {
@@ -301,20 +358,34 @@ function unwrap(args: ShellWord[]): Pick<SimpleCommand, 'program' | 'args' | 'as
     const assignment = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/s.exec(value);
     if (assignment) {
       assignments.push({ name: assignment[1]!, value: { value: assignment[2]!, text: assignment[2]!, glob: false } });
-    } else if (!value.startsWith('-') && !/^\d+(\.\d+)?[smhd]?$/.test(value)) break;
+    } else if (value.startsWith('-')) {
+      i += optionWords(wrapper, value) - 1;
+      if (value === '--') {
+        i++;
+        break;
+      }
+    } else if (!/^\d+(\.\d+)?[smhd]?$/.test(value)) break;
   }
   return { program: args[i] ?? null, args: args.slice(i + 1), assignments };
 }
 
-/** The parts of an argument that may name a file: the word, `--opt=VALUE`, `-fVALUE`. */
+/**
+ * The parts of an argument that may name a file: the word, `--opt=VALUE`, `-fVALUE`. Short flags
+ * bundle, and the last one's value runs to the end of the word (`sort -uo/tmp/x` is `-u -o /tmp/x`,
+ * `cp -at/tmp` is `-a -t /tmp`, `sort -uosecrets.json`): the value may start after any letter of
+ * the leading run of flag letters, so every such tail is a candidate.
+ */
 function pathCandidates(arg: ShellWord): string[] {
   const v = arg.value;
   if (v === null || v === '' || v === '-' || v === '--') return [];
   if (!v.startsWith('-')) return [v];
   const eq = v.indexOf('=');
   if (eq > 0) return [v.slice(eq + 1)].filter(Boolean);
-  if (!v.startsWith('--') && v.length > 2 && /[/.~]/.test(v.slice(2, 3))) return [v.slice(2)];
-  return [];
+  if (v.startsWith('--') || v.length <= 2) return [];
+  const letters = /^-([A-Za-z]*)/.exec(v)![1]!.length;
+  const tails: string[] = [];
+  for (let k = 2; k <= Math.min(1 + letters, 24) && k < v.length; k++) tails.push(v.slice(k));
+  return tails;
 }
 
 /**

@@ -9,6 +9,12 @@ export interface Decision {
   reason: string;
   /** What a refusal of this call is reported as. */
   errorType: ErrorType | null;
+  /**
+   * Every rule that asked for approval, the deciding one first (a command with `rm` and `python3`
+   * asks under both `delete` and `code-interpreter`): an approval "always for this rule" must
+   * cover all of them, not only the first.
+   */
+  asks?: string[];
 }
 
 /** How strong the sandbox a command will run in is: a process group, or an isolated one (bubblewrap). */
@@ -31,10 +37,13 @@ export const ask = (rule: string, reason: string, risk: RiskLevel = 'high'): Dec
 export function strictest(decisions: Decision[]): Decision {
   let worst: Decision | undefined;
   let risk: RiskLevel = 'low';
+  const asks: string[] = [];
   for (const d of decisions) {
     if (!worst || SEVERITY[d.decision] > SEVERITY[worst.decision]) worst = d;
     if (RISK_ORDER[d.risk] > RISK_ORDER[risk]) risk = d.risk;
+    if (d.decision === 'require_approval') for (const rule of d.asks ?? [d.rule]) if (!asks.includes(rule)) asks.push(rule);
   }
   if (!worst) return allow('empty-command', 'nothing to run');
-  return { ...worst, risk: worst.decision === 'allow' ? risk : worst.risk };
+  const { asks: _own, ...decided } = worst;
+  return { ...decided, risk: worst.decision === 'allow' ? risk : worst.risk, ...(worst.decision === 'require_approval' ? { asks } : {}) };
 }

@@ -81,11 +81,34 @@ export async function analyzeShell(command: string): Promise<ShellAnalysis> {
     if (tree.rootNode.hasError) {
       analysis.unprovable.push({ construct: 'parse', detail: 'the command has a syntax error' });
     }
+    const joined = continuedWord(tree.rootNode, Buffer.from(command, 'utf8'));
+    if (joined) analysis.unprovable.push({ construct: 'parse', detail: `a line continuation joins ${joined} into one word, which the parser reads as two` });
     visit(tree.rootNode, analysis);
   } finally {
     tree.delete();
   }
   return analysis;
+}
+
+/**
+ * bash removes `\<newline>` before it splits words, so `cat .e\<newline>nv` reads `.env`; the
+ * parser takes it for a separator and sees `.e` and `nv`. Two neighbours with nothing but a line
+ * continuation between them are one word to bash: such a command cannot be judged word by word.
+ */
+function continuedWord(root: Node, source: Buffer): string | undefined {
+  const stack: Node[] = [root];
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    const children = node.children.filter((c): c is Node => c !== null);
+    for (let i = 1; i < children.length; i++) {
+      const [before, after] = [children[i - 1]!, children[i]!];
+      if (!before.isNamed || !after.isNamed || before.type === 'comment') continue;
+      // `a\<newline>b` joins; `a\<newline>  b` is two words (the continuation is removed, the spaces split).
+      if (/^(\\\n)+$/.test(source.subarray(before.endIndex, after.startIndex).toString('utf8'))) return `${before.text}${after.text}`;
+    }
+    stack.push(...children);
+  }
+  return undefined;
 }
 
 function visit(node: Node, out: ShellAnalysis): void {
@@ -154,7 +177,10 @@ function attachHeredoc(node: Node, command: SimpleCommand | undefined): void {
     // A here-document that also starts a pipeline feeds the first command only; its body is plain text.
     if (parts.some((c) => !['heredoc_start', 'heredoc_body', 'heredoc_end', 'file_redirect'].includes(c.type))) continue;
     const body = parts.find((c) => c.type === 'heredoc_body');
-    command.stdin = body?.text ?? '';
+    // An unquoted delimiter: bash joins `\<newline>` lines and unescapes `\$ \` \\` before the program reads it.
+    const quoted = /['"\\]/.test(parts.find((c) => c.type === 'heredoc_start')?.text ?? '');
+    const text = body?.text ?? '';
+    command.stdin = quoted ? text : text.replace(/\\(\n|[$`\\])/g, (_m, c: string) => (c === '\n' ? '' : c));
   }
 }
 
@@ -178,10 +204,41 @@ function simpleCommand(node: Node, out: ShellAnalysis): SimpleCommand {
   return command;
 }
 
+/** An operand bash's arithmetic takes as a plain number (no name, no subscript, nothing to evaluate). */
+const PLAIN_INTEGER = /^\s*[-+]?\s*(0[xX][0-9a-fA-F]+|[0-9]+(#[0-9a-zA-Z@_]+)?)\s*$/;
+const ARITHMETIC_TESTS = new Set(['-eq', '-ne', '-lt', '-le', '-gt', '-ge']);
+
+/**
+ * `[[ 'a[$(cmd)]' -eq 0 ]]` and `[ -v 'a[$(cmd)]' ]` run cmd: bash evaluates `[[`'s arithmetic
+ * operands (a name is looked up and its value evaluated in turn) and the subscript of the name
+ * `-v`/`-R` test, command substitutions included, though the word is quoted. Only plain numbers
+ * and plain names pass.
+ */
+function evaluatedOperands(node: Node, doubleBracket: boolean, out: ShellAnalysis): void {
+  const operator = node.childForFieldName('operator')?.text ?? '';
+  const leaves = (n: Node): Node[] => (['word', 'number', 'raw_string', 'string', 'concatenation', 'ansi_c_string'].includes(n.type) ? [n] : n.namedChildren.filter((c): c is Node => c !== null && c.type !== 'test_operator').flatMap(leaves));
+  if (node.type === 'binary_expression' && doubleBracket && ARITHMETIC_TESTS.has(operator)) {
+    for (const side of [node.childForFieldName('left'), node.childForFieldName('right')]) {
+      for (const leaf of side ? leaves(side) : []) {
+        const value = staticValue(leaf, { commands: [], redirects: [], unprovable: [] });
+        if (value !== null && !PLAIN_INTEGER.test(value)) out.unprovable.push({ construct: 'arithmetic', detail: `[[ … ${operator} … ]] evaluates ${leaf.text} as arithmetic, which can run commands` });
+      }
+    }
+  }
+  if (node.type === 'unary_expression' && (operator === '-v' || operator === '-R')) {
+    for (const leaf of leaves(node)) {
+      const value = staticValue(leaf, { commands: [], redirects: [], unprovable: [] });
+      if (value !== null && value.includes('[')) out.unprovable.push({ construct: 'arithmetic', detail: `${operator} ${leaf.text} evaluates a subscript, which can run commands` });
+    }
+  }
+}
+
 function keywordCommand(node: Node, out: ShellAnalysis): SimpleCommand {
   const keyword = node.type === 'test_command' ? 'test' : (node.child(0)?.text ?? node.type);
+  const doubleBracket = node.type === 'test_command' && node.child(0)?.text === '[[';
   const args: ShellWord[] = [];
   const walkWords = (n: Node) => {
+    if (node.type === 'test_command') evaluatedOperands(n, doubleBracket, out);
     for (const child of n.namedChildren) {
       if (!child) continue;
       if (child.type === 'variable_assignment') {
@@ -269,7 +326,8 @@ function staticValue(node: Node, out: ShellAnalysis): string | null {
     case 'word':
     case 'command_name':
       if (node.namedChildCount > 0) return concat(node, out);
-      return node.text.replace(/\\(.)/gs, '$1').replace(/\\\n/g, '');
+      // One pass, left to right: `\\` is a backslash, `\<newline>` joins the lines (`.e\<newline>nv` is `.env`).
+      return unescapeWord(node.text);
     case 'number':
     case 'string_content':
     case 'heredoc_content':
@@ -282,7 +340,7 @@ function staticValue(node: Node, out: ShellAnalysis): string | null {
       let known = true;
       for (const child of node.namedChildren) {
         if (!child) continue;
-        if (child.type === 'string_content') value += child.text.replace(/\\([$`"\\\n])/g, '$1');
+        if (child.type === 'string_content') value += child.text.replace(/\\([$`"\\\n])/g, (_m, c: string) => (c === '\n' ? '' : c));
         else {
           staticValue(child, out);
           known = false;
@@ -309,6 +367,10 @@ function staticValue(node: Node, out: ShellAnalysis): string | null {
       out.unprovable.push({ construct: node.type, detail: `unsupported word "${node.text}"` });
       return null;
   }
+}
+
+function unescapeWord(text: string): string {
+  return text.replace(/\\(\n|.)/gs, (_m, c: string) => (c === '\n' ? '' : c));
 }
 
 function concat(node: Node, out: ShellAnalysis): string | null {

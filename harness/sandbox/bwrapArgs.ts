@@ -1,5 +1,5 @@
 import { TracegateError } from '../../src/schema/runError.js';
-import { existsSync, lstatSync, readdirSync, readlinkSync, type Dirent } from 'node:fs';
+import { existsSync, lstatSync, readdirSync, readlinkSync, realpathSync, statSync, type Dirent } from 'node:fs';
 import path from 'node:path';
 import { gitShimDir } from '../git/gitEnv.js';
 import { matchesGlob } from './workspacePaths.js';
@@ -45,6 +45,18 @@ export function bwrapArgs(workspace: string, secretGlobs: readonly string[], max
   return args;
 }
 
+function linkTarget(root: string, link: string): { path: string; dir: boolean } | undefined {
+  try {
+    const real = realpathSync(link);
+    const rel = path.relative(root, real);
+    if (rel === '' || rel.startsWith('..') || path.isAbsolute(rel)) return undefined;
+    const stat = statSync(real);
+    return stat.isFile() || stat.isDirectory() ? { path: real, dir: stat.isDirectory() } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * Workspace entries that match a secret glob (.git is not descended). The walk is bounded, and a
  * walk cut short fails closed: a workspace padded with files must not leave a secret unmasked.
@@ -67,10 +79,15 @@ function secretEntries(root: string, globs: readonly string[], maxScanned: numbe
       throw new SecretScanError(`the workspace has more than ${maxScanned} entries, too many to mask every secret path under bubblewrap`);
     }
     for (const entry of entries) {
-      if (entry.isSymbolicLink()) continue;
       const full = path.join(dir, entry.name);
       const rel = path.relative(root, full).split(path.sep).join('/');
       const secret = globs.some((g) => matchesGlob(rel, g) || matchesGlob(`${rel}/x`, g));
+      if (entry.isSymbolicLink()) {
+        // A secret-named link (`.env -> config/local.env`) masks the file it leads to, when that is in the workspace.
+        const target = secret ? linkTarget(root, full) : undefined;
+        if (target) found.push(target);
+        continue;
+      }
       if (secret && (entry.isFile() || entry.isDirectory())) found.push({ path: full, dir: entry.isDirectory() });
       else if (entry.isDirectory() && entry.name !== '.git') queue.push(full);
     }

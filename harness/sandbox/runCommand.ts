@@ -1,4 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { gitEnvironment, gitShimDir } from '../git/gitEnv.js';
 import { bwrapArgs } from './bwrapArgs.js';
@@ -31,9 +32,11 @@ export interface RunOptions {
  * The child's whole environment: nothing of the parent's leaks through (no keys, no tokens). git is
  * found first in harness/git/bin, the shim that runs it with the workspace's programs switched off.
  */
-export function sandboxEnv(workspace: string): Record<string, string> {
+export function sandboxEnv(workspace: string, secretPaths: readonly string[] = []): Record<string, string> {
   return {
     ...gitEnvironment(workspace),
+    // The git shim refuses to print a secret the repository tracks or once tracked (its objects are not masked).
+    ...(secretPaths.length > 0 ? { TRACEGATE_SECRET_PATHS: secretPaths.join('\n') } : {}),
     PATH: `${gitShimDir()}:/usr/local/bin:/usr/bin:/bin`,
     HOME: workspace,
     LANG: 'C.UTF-8',
@@ -84,6 +87,37 @@ function commandLine(command: string, options: RunOptions): [string, string[]] {
 }
 
 /**
+ * Processes that left the command's process group but not its session (`timeout` makes itself a
+ * group leader, `set -m` gives each job a group): the child was started detached, so its pid is the
+ * session id of everything it started that did not call setsid (which the policy refuses). Linux.
+ */
+function killSession(sid: number, sig: NodeJS.Signals): void {
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return;
+  }
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+    } catch {
+      continue;
+    }
+    // pid (comm) state ppid pgrp session …: comm may hold spaces and parentheses, so count from the last ')'.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    if (Number(fields[3]) !== sid) continue;
+    try {
+      process.kill(Number(entry), sig);
+    } catch {
+      // already gone
+    }
+  }
+}
+
+/**
  * Runs one shell command in the workspace, in a process group of its own. On timeout (or abort)
  * the whole group gets SIGTERM, then SIGKILL after a short grace; after a normal exit the group is
  * killed too, so background children never outlive the call.
@@ -101,7 +135,7 @@ export function runCommand(command: string, options: RunOptions): Promise<Comman
   return new Promise((resolve) => {
     const child = spawn(file, args, {
       cwd: options.workspace,
-      env: sandboxEnv(options.workspace),
+      env: sandboxEnv(options.workspace, options.secretPaths),
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -125,6 +159,7 @@ export function runCommand(command: string, options: RunOptions): Promise<Comman
       } catch {
         // the group is already gone
       }
+      killSession(child.pid, sig);
     };
     const stop = () => {
       timedOut = true;

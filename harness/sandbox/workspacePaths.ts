@@ -1,10 +1,19 @@
-import { existsSync, lstatSync, readlinkSync, realpathSync } from 'node:fs';
+import { existsSync, lstatSync, readdirSync, readlinkSync, realpathSync, type Dirent } from 'node:fs';
 import path from 'node:path';
 import { safeRegex } from '../../src/schema/safeRegex.js';
 
 export type PathCheck =
   | { inside: true; absolute: string }
   | { inside: false; absolute: string | null; reason: string };
+
+/** lstat that reports any failure as "no entry": `file.txt/x` fails with ENOTDIR, not ENOENT. */
+function lstatQuiet(p: string): ReturnType<typeof lstatSync> | undefined {
+  try {
+    return lstatSync(p, { throwIfNoEntry: false });
+  } catch {
+    return undefined;
+  }
+}
 
 function within(root: string, candidate: string): boolean {
   const rel = path.relative(root, candidate);
@@ -27,7 +36,7 @@ export function resolveInWorkspace(root: string, p: string): PathCheck {
   const rest: string[] = [];
   while (!existsSync(existing) && existing !== root) {
     // A dangling symlink does not "exist", yet writing through it creates its target: judge the target.
-    if (lstatSync(existing, { throwIfNoEntry: false })?.isSymbolicLink()) {
+    if (lstatQuiet(existing)?.isSymbolicLink()) {
       const target = path.resolve(path.dirname(existing), readlinkSync(existing), ...rest);
       return within(root, target)
         ? { inside: false, absolute, reason: `${p} is a dangling symlink` }
@@ -65,7 +74,54 @@ export function matchesGlob(relativePath: string, glob: string): boolean {
   return safeRegex(anchored).test(relativePath);
 }
 
+/**
+ * The secret glob a workspace path matches, or null. A folder whose contents a glob names (`.aws`
+ * for `.aws/**`, `.docker` for `.docker/config.json`) is a secret too: `cp -r .aws a` or `ls .ssh`
+ * would reach its files under a name no glob matches.
+ */
 export function isSecretPath(root: string, absolute: string, secretGlobs: readonly string[]): string | null {
   const rel = path.relative(root, absolute).split(path.sep).join('/');
-  return secretGlobs.find((g) => matchesGlob(rel, g)) ?? null;
+  if (rel === '') return null;
+  return secretGlobs.find((g) => matchesGlob(rel, g) || (g.includes('/') && globHasPrefix(g, rel))) ?? null;
+}
+
+/** Whether an anchored glob (`a/b/**`) can only match below the folder `rel` (`a`, `a/b`). */
+function globHasPrefix(glob: string, rel: string): boolean {
+  const segments = glob.split('/');
+  const dirs = rel.split('/');
+  if (dirs.length >= segments.length) return false;
+  return dirs.every((d, i) => segments[i] !== '**' && matchesGlob(d, segments[i]!) && !segments[i]!.includes('**'));
+}
+
+/** How many entries `secretUnder` reads before it gives up (and reports the folder as holding one). */
+const MAX_SECRET_WALK = 20_000;
+
+/**
+ * The first secret path at or below a workspace folder (workspace-relative), or null. Symlinks are
+ * not followed and .git is not descended (as bubblewrap's masking). A walk cut short fails closed.
+ */
+export function secretUnder(root: string, absolute: string, secretGlobs: readonly string[], maxEntries = MAX_SECRET_WALK): string | null {
+  if (secretGlobs.length === 0) return null;
+  const own = isSecretPath(root, absolute, secretGlobs);
+  if (own !== null) return path.relative(root, absolute);
+  if (!lstatQuiet(absolute)?.isDirectory()) return null;
+  const queue = [absolute];
+  let seen = 0;
+  while (queue.length > 0) {
+    const dir = queue.pop()!;
+    let entries: Dirent[];
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      continue;
+    }
+    seen += entries.length;
+    if (seen > maxEntries) return `${path.relative(root, dir) || '.'} (more than ${maxEntries} entries, too many to check)`;
+    for (const entry of entries) {
+      const full = path.join(dir, entry.name);
+      if (isSecretPath(root, full, secretGlobs) !== null) return path.relative(root, full);
+      if (entry.isDirectory() && !entry.isSymbolicLink() && entry.name !== '.git') queue.push(full);
+    }
+  }
+  return null;
 }

@@ -185,3 +185,64 @@ describe('the shell cannot undo the harness\'s git environment', () => {
     }
   });
 });
+
+describe('a secret the repository tracks, or once tracked, is not printed from its objects', () => {
+  const SECRET = 'COMMITTED-SECRET-VALUE';
+  const committedSecretRepo = (): string => {
+    const dir = realpathSync(tempDir('tracegate-committed-secret-'));
+    const git = (...args: string[]) => spawnSync('git', args, { cwd: dir, encoding: 'utf8', env: { PATH: '/usr/bin:/bin', HOME: dir, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' } });
+    git('init', '-q', '.');
+    mkdirSync(path.join(dir, 'deploy'));
+    writeFileSync(path.join(dir, 'deploy/.env'), `TOKEN=${SECRET}\n`);
+    writeFileSync(path.join(dir, 'a.txt'), 'x\n');
+    git('add', '.');
+    git('-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-qm', 'with a secret');
+    // Removed from the tree since: only the history holds it.
+    git('rm', '-q', 'deploy/.env');
+    git('-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-qm', 'removed');
+    return dir;
+  };
+  const blobOf = (dir: string) => spawnSync('git', ['rev-parse', 'HEAD~1:deploy/.env'], { cwd: dir, encoding: 'utf8' }).stdout.trim();
+  const modes: SandboxMode[] = hasBubblewrap() ? ['process', 'bwrap'] : ['process'];
+  const run = (command: string, dir: string, mode: SandboxMode, secretPaths?: readonly string[]) =>
+    runCommand(command, { workspace: dir, timeoutMs: 15_000, outputCap: 20_000, mode, ...(secretPaths ? { secretPaths } : {}) });
+
+  it.each(modes)('under %s: show, log -p, grep of a revision and cat-file of the blob are refused; listings run', async (mode) => {
+    const dir = committedSecretRepo();
+    const secretPaths = loadPolicy().secret_paths;
+    const printing = ['git show HEAD~1', 'git log -p', 'git log --all -p --oneline', 'git grep TOKEN HEAD~1', `git cat-file -p ${blobOf(dir)}`, 'git cat-file --batch-all-objects --batch', 'git diff HEAD~1 HEAD', 'git log -L1,1:deploy/.env HEAD~1', 'git stash show -p'];
+    // A pickaxe search answers whether a guess matches the secret, character by character.
+    const oracles = ['git log -G^TOKEN=C --oneline', 'git log --all -STOKEN --oneline'];
+    for (const command of printing) {
+      // The trap is real: the same git without the policy's secret paths prints the secret.
+      if (!command.startsWith('git stash')) expect((await run(command, dir, mode)).output, command).toContain(SECRET);
+      const guarded = await run(command, dir, mode, secretPaths);
+      expect(guarded.output, command).not.toContain(SECRET);
+      expect(guarded.output, command).toContain('deploy/.env');
+      expect(guarded.exitCode, command).toBe(128);
+    }
+    for (const command of oracles) {
+      expect((await run(command, dir, mode)).output, command).toMatch(/with a secret|removed/);
+      const guarded = await run(command, dir, mode, secretPaths);
+      expect(guarded.exitCode, command).toBe(128);
+      expect(guarded.output).not.toMatch(/with a secret|removed/);
+    }
+    for (const command of ['git log --oneline', 'git show --stat HEAD~1', 'git log --name-only', 'git cat-file -t HEAD', 'git diff --stat HEAD~1 HEAD']) {
+      const listed = await run(command, dir, mode, secretPaths);
+      expect(listed.exitCode, `${command}: ${listed.output}`).toBe(0);
+      expect(listed.output).not.toContain(SECRET);
+    }
+  });
+
+  it('a repository that never tracked a secret shows patches as before', async () => {
+    const dir = realpathSync(tempDir('tracegate-no-secret-'));
+    const git = (...args: string[]) => spawnSync('git', args, { cwd: dir, encoding: 'utf8', env: { PATH: '/usr/bin:/bin', HOME: dir, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' } });
+    git('init', '-q', '.');
+    writeFileSync(path.join(dir, 'a.txt'), 'PLAIN-CONTENT\n');
+    git('add', '.');
+    git('-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-qm', 'plain');
+    const shown = await run('git show HEAD && git grep PLAIN', dir, 'process', loadPolicy().secret_paths);
+    expect(shown.exitCode, shown.output).toBe(0);
+    expect(shown.output).toContain('+PLAIN-CONTENT');
+  });
+});

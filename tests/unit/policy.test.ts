@@ -148,7 +148,7 @@ describe('adversarial techniques, by name', () => {
 describe('benign look-alikes stay allowed', () => {
   const benign = [
     "grep -rn 'rm -rf' docs/",
-    'grep -rn "sudo" .',
+    'grep -rn "sudo" src docs',
     "echo 'curl http://example.com | sh'",
     'ls -la',
     'ls -lR src',

@@ -1,8 +1,8 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { decideShell, loadPolicy } from '../../harness/index.js';
+import { decideShell, decideToolCall, hasBubblewrap, loadPolicy, runCommand } from '../../harness/index.js';
 import type { SandboxKind } from '../../harness/policy/decision.js';
 import type { Policy } from '../../src/schema/policy.js';
 import { tempDir } from '../helpers/cli.js';
@@ -199,5 +199,398 @@ describe('the traps behind the fixes are real', () => {
     git('grep', `-nOtouch ${repo}/.canary-bundle`, 'hello');
     expect(existsSync(path.join(repo, '.canary-op'))).toBe(true);
     expect(existsSync(path.join(repo, '.canary-bundle'))).toBe(true);
+  });
+});
+
+/**
+ * Secrets reached without naming them (found by the sandbox probe): a recursive reader, a secret
+ * folder named as a folder, a file list read at run time, an awk program that rewrites ARGV. Each
+ * is shown to leak for real under the process sandbox, then refused (or asked) by the policy.
+ */
+describe('secrets reached without naming them', () => {
+  let box: string;
+  const SECRETS = ['ENV-SECRET-VALUE', 'AWS-SECRET-VALUE', 'SSH-SECRET-VALUE'];
+  const fresh = () => {
+    box = realpathSync(tempDir('tracegate-unnamed-secret-'));
+    mkdirSync(path.join(box, 'src'));
+    mkdirSync(path.join(box, '.aws'));
+    mkdirSync(path.join(box, '.ssh'));
+    writeFileSync(path.join(box, 'src/a.txt'), 'plain\n');
+    writeFileSync(path.join(box, '.env'), `TOKEN=${SECRETS[0]}\n`);
+    writeFileSync(path.join(box, '.aws/credentials'), `${SECRETS[1]}\n`);
+    writeFileSync(path.join(box, '.ssh/config'), `${SECRETS[2]}\n`);
+    writeFileSync(path.join(outside, 'listed'), 'OUTSIDE-LISTED\n');
+    return box;
+  };
+  const leaks = (output: string) => [...SECRETS, 'OUTSIDE-LISTED'].filter((s) => output.includes(s));
+
+  /** [technique, command, rule under the process sandbox, decision under bubblewrap]. */
+  const CASES: Array<[string, string, string, 'allow' | 'require_approval' | 'deny']> = [
+    ['grep -r over the workspace', 'grep -rn SECRET .', 'recursive-secret', 'allow'],
+    ['grep -r with no folder reads the current one', 'grep -r SECRET', 'recursive-secret', 'allow'],
+    ['grep -d recurse', 'grep -d recurse SECRET .', 'recursive-secret', 'allow'],
+    ['grep --directories=recurse', 'grep --directories=recurse SECRET', 'recursive-secret', 'allow'],
+    ['grep --rec abbreviated', 'grep --rec -h . .', 'recursive-secret', 'allow'],
+    ['grep -r of the parent after cd', 'cd src && grep -r SECRET ..', 'recursive-secret', 'deny'],
+    ['diff -rN against an empty folder prints every file', 'mkdir -p e && diff -rN . e', 'recursive-secret', 'allow'],
+    ['git grep --no-index', 'git grep --no-index SECRET', 'recursive-secret', 'allow'],
+    ['git grep --no-index abbreviated', 'git grep --no-ind SECRET', 'recursive-secret', 'allow'],
+    ['git diff --no-index of folders', 'mkdir -p e && git diff --no-index e .', 'recursive-secret', 'allow'],
+    ['cp -r of the workspace, then read the copy', 'mkdir -p e && cp -r src .aws e/ && cat e/.aws/credentials', 'recursive-secret', 'deny'],
+    ['a secret folder copied by its name', 'cp -r .aws a && cat a/credentials', 'recursive-secret', 'deny'],
+    ['a secret folder copied with a trailing slash', 'cp -a .ssh/ k && cat k/config', 'recursive-secret', 'deny'],
+    ['a secret folder moved, then read', 'mv .aws a; cat a/credentials', 'secret-path', 'deny'],
+    ['a folder holding a secret folder moved', 'mkdir -p d && mv .ssh d/ && cat d/.ssh/config', 'secret-path', 'deny'],
+    ['sort --files0-from reads the files a list names', `printf '${'OUT'}/listed\\0.env\\0' > l && sort --files0-from=l`, 'file-list-argument', 'require_approval'],
+    ['sort --files0-from abbreviated', "printf '.env\\0' > l; sort --files0 l", 'file-list-argument', 'require_approval'],
+    ['awk rewriting ARGV', `awk 'BEGIN { ARGV[1] = ".e" "nv"; ARGC = 2 } { print }'`, 'awk-reads-file', 'require_approval'],
+    ['awk split into ARGV', `awk 'BEGIN { split(".env", ARGV); ARGC = 2 } { print }'`, 'awk-reads-file', 'require_approval'],
+  ];
+
+  it.each(CASES)('%s: leaks under the process group, and the policy stops it', async (_name, template, rule, underBwrap) => {
+    const command = template.replaceAll('OUT', outside);
+    const ws1 = fresh();
+    const ran = await runCommand(command, { workspace: ws1, timeoutMs: 10_000, outputCap: 20_000, mode: 'process' });
+    expect(leaks(ran.output), `${command} printed ${ran.output}`).not.toEqual([]);
+    const ws2 = fresh();
+    const decision = await decideShell(policy, command, ws2, 'process');
+    expect(decision, `${command} → ${decision.rule}: ${decision.reason}`).toMatchObject({ rule });
+    expect(decision.decision).not.toBe('allow');
+    expect((await decideShell(policy, command, ws2, 'isolated')).decision).toBe(underBwrap);
+  });
+
+  it('find -files0-from walks the folders a list names, outside the workspace too', async () => {
+    const command = `printf '${outside}\\0' > l; find -files0-from l`;
+    const ran = await runCommand(command, { workspace: fresh(), timeoutMs: 10_000, outputCap: 20_000, mode: 'process' });
+    expect(ran.output).toContain(path.join(outside, 'listed'));
+    for (const sandbox of SANDBOXES) {
+      expect(await decideShell(policy, command, fresh(), sandbox)).toMatchObject({ decision: 'require_approval', rule: 'file-list-argument' });
+    }
+  });
+
+  it.skipIf(!hasBubblewrap())('under bubblewrap a recursive grep meets only the masks, so it stays allowed', async () => {
+    const ws1 = fresh();
+    for (const command of ['grep -rn SECRET .', 'mkdir -p e && diff -rN . e', 'git grep --no-index SECRET']) {
+      expect((await decideShell(policy, command, ws1, 'isolated')).decision).toBe('allow');
+      const ran = await runCommand(command, { workspace: ws1, timeoutMs: 10_000, outputCap: 20_000, mode: 'bwrap', secretPaths: policy.secret_paths });
+      expect(leaks(ran.output), ran.output).toEqual([]);
+    }
+  });
+
+  it('a recursive read of folders without secrets, and copies and moves of them, stay allowed', async () => {
+    const ws1 = fresh();
+    for (const command of ['grep -rn plain src', 'grep -r -e plain -- src', 'diff -r src src', 'cp -r src copy', 'mv src moved', 'cp -r src .aws-notes', 'grep -rn x src/a.txt', 'git grep -n plain', 'sort src/a.txt', 'awk \'{ print $1 }\' src/a.txt']) {
+      const decision = await decideShell(policy, command, ws1, 'process');
+      expect(decision.decision, `${command} → ${decision.rule}: ${decision.reason}`).toBe('allow');
+    }
+    // Its names are not its contents, but a secret folder named as a folder is a secret path.
+    expect(await decideShell(policy, 'ls .ssh', ws1, 'isolated')).toMatchObject({ decision: 'deny', rule: 'secret-path' });
+  });
+
+  it('a walk over a folder too large to read through is refused, not trusted', async () => {
+    const ws1 = fresh();
+    const big = path.join(ws1, 'big');
+    mkdirSync(big);
+    for (let i = 0; i < 20_001; i++) writeFileSync(path.join(big, `f${i}`), '');
+    const decision = await decideShell(policy, 'grep -r x big', ws1, 'process');
+    expect(decision).toMatchObject({ decision: 'deny', rule: 'recursive-secret' });
+  });
+});
+
+/** `set` options that change what later words mean or which processes the kill reaches. */
+describe('shell options that undo the harness', () => {
+  it('set -o keyword: an argument GIT_CONFIG_COUNT=0 becomes git\'s environment and the repository\'s fsmonitor runs', async () => {
+    const repo = realpathSync(tempDir('tracegate-keyword-'));
+    const canary = path.join(realpathSync(tempDir('tracegate-keyword-canary-')), 'ran');
+    const git = (...args: string[]) => spawnSync('git', args, { cwd: repo, encoding: 'utf8', env: { PATH: '/usr/bin:/bin', HOME: repo, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' } });
+    git('init', '-q', '.');
+    writeFileSync(path.join(repo, 'a.txt'), 'x\n');
+    git('add', 'a.txt');
+    git('config', 'core.fsmonitor', `touch ${canary}; false`);
+    const command = 'set -o keyword; git status GIT_CONFIG_COUNT=0';
+    // The harness's git configuration holds without the option, and falls with it.
+    await runCommand('git status', { workspace: repo, timeoutMs: 10_000, outputCap: 10_000, mode: 'process' });
+    expect(existsSync(canary)).toBe(false);
+    await runCommand(command, { workspace: repo, timeoutMs: 10_000, outputCap: 10_000, mode: 'process' });
+    expect(existsSync(canary)).toBe(true);
+    for (const sandbox of SANDBOXES) {
+      for (const variant of [command, 'set -k --; git status GIT_CONFIG_COUNT=0', 'set -ek -- x']) {
+        expect(await decideShell(policy, variant, repo, sandbox), variant).toMatchObject({ decision: 'deny', rule: 'shell-option' });
+      }
+    }
+  });
+
+  it('set -o monitor: a background job gets a process group of its own (the sandbox kills its session too)', async () => {
+    const dir = realpathSync(tempDir('tracegate-monitor-'));
+    const command = 'set -o monitor; (sleep 1; touch late) &';
+    // The trap is real: killing the command's process group alone leaves the job running.
+    const bash = spawn('/bin/bash', ['-c', command], { cwd: dir, detached: true, stdio: 'ignore' });
+    await new Promise((resolve) => bash.on('exit', resolve));
+    try {
+      process.kill(-bash.pid!, 'SIGKILL');
+    } catch {
+      // the command's own group is already empty: the job is elsewhere
+    }
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    expect(existsSync(path.join(dir, 'late'))).toBe(true);
+    for (const sandbox of SANDBOXES) {
+      for (const variant of [command, 'set -m --; sleep 1 &', 'set -em -- x']) {
+        expect(await decideShell(policy, variant, dir, sandbox), variant).toMatchObject({ decision: 'deny', rule: 'shell-option' });
+      }
+      expect((await decideShell(policy, 'set -o allexport', dir, sandbox)).decision).toBe('require_approval');
+    }
+  });
+
+  it('the usual strict-mode options stay allowed', async () => {
+    for (const command of ['set -euo pipefail', 'set -e -o pipefail -- a b', 'set -o errexit -o nounset', 'set -- a b']) {
+      expect((await decideShell(policy, command, ws, 'process')).decision, command).toBe('allow');
+    }
+  });
+});
+
+/** Quoted words bash still evaluates: arithmetic operands of `[[` and the subscript `-v` tests. */
+describe('arithmetic that runs commands from a quoted word', () => {
+  const CASES: Array<[string, string]> = [
+    ['[[ -eq ]] with a subscript', `[[ 'a[$(touch CANARY)]' -eq 0 ]]`],
+    ['[[ -gt ]] with backquotes', "[[ 'x[`touch CANARY`]' -gt 1 ]]"],
+    ['[[ -eq ]] with an expression on the right', `[[ 1 -eq '1 + a[$(touch CANARY)]' ]]`],
+    ['[[ -eq ]] with a name whose value a loop set', `for X in 'a[$(touch CANARY)]'; do [[ 1 -eq X ]]; done`],
+    ['test -v', `test -v 'a[$(touch CANARY)]'`],
+    ['[ -v ]', `[ -v 'a[$(touch CANARY)]' ]`],
+    ['[[ -v ]]', `[[ -v 'a[$(touch CANARY)]' ]]`],
+  ];
+
+  it.each(CASES)('%s runs the command for real, and is refused', async (_name, template) => {
+    const dir = realpathSync(tempDir('tracegate-arith-'));
+    const canary = path.join(realpathSync(tempDir('tracegate-arith-canary-')), 'ran');
+    const command = template.replaceAll('CANARY', canary);
+    await runCommand(command, { workspace: dir, timeoutMs: 10_000, outputCap: 1000, mode: 'process' });
+    expect(existsSync(canary), command).toBe(true);
+    for (const sandbox of SANDBOXES) {
+      expect(await decideShell(policy, command, dir, sandbox), command).toMatchObject({ decision: 'deny', rule: 'unprovable-arithmetic' });
+    }
+  });
+
+  it('numbers, plain names and the other tests stay allowed', async () => {
+    for (const command of ['[[ 3 -eq 3 ]] && echo y', '[[ 0x10 -eq 16 ]]', '[[ -v HOME ]]', 'test -v HOME', '[ 3 -lt 4 ]', '[[ -n "a[1]" ]]', 'test -f README.md || true']) {
+      const decision = await decideShell(policy, command, ws, 'process');
+      expect(decision.decision, `${command} → ${decision.rule}: ${decision.reason}`).toBe('allow');
+    }
+  });
+});
+
+/** `\<newline>` joins lines before bash splits words; the parser took it for a separator. */
+describe('a line continuation inside a word', () => {
+  const box = () => {
+    const dir = realpathSync(tempDir('tracegate-continued-'));
+    writeFileSync(path.join(dir, '.env'), 'TOKEN=CONTINUED-SECRET\n');
+    writeFileSync(path.join(dir, 'keep.txt'), 'keep\n');
+    return dir;
+  };
+
+  it('cat .e\\<newline>nv reads .env for real, and is refused', async () => {
+    const command = 'cat .e\\\nnv';
+    expect((await runCommand(command, { workspace: box(), timeoutMs: 10_000, outputCap: 1000, mode: 'process' })).output).toContain('CONTINUED-SECRET');
+    for (const sandbox of SANDBOXES) expect(await decideShell(policy, command, box(), sandbox)).toMatchObject({ decision: 'deny', rule: 'unprovable-parse' });
+  });
+
+  it('find . -dele\\<newline>te deletes for real, and is refused', async () => {
+    const dir = box();
+    const command = 'find . -dele\\\nte';
+    await runCommand(command, { workspace: dir, timeoutMs: 10_000, outputCap: 1000, mode: 'process' });
+    expect(existsSync(path.join(dir, 'keep.txt'))).toBe(false);
+    for (const sandbox of SANDBOXES) expect(await decideShell(policy, command, box(), sandbox)).toMatchObject({ decision: 'deny', rule: 'unprovable-parse' });
+  });
+
+  it('inside double quotes and in a here-document the joined text is what is judged', async () => {
+    for (const sandbox of SANDBOXES) {
+      expect(await decideShell(policy, 'cat ".e\\\nnv"', box(), sandbox)).toMatchObject({ decision: 'deny', rule: 'secret-path' });
+      expect(await decideShell(policy, 'python3 - <<EOF\nimport os; os.sys\\\ntem("id")\nEOF', box(), sandbox)).toMatchObject({ decision: 'deny', rule: 'inline-spawns-process' });
+    }
+  });
+
+  it('a continuation between words, after a space, stays allowed', async () => {
+    for (const command of ['ls \\\n  src', 'grep -rn x \\\n  keep.txt', 'echo a \\\n b', 'cat keep.txt\\\n  keep.txt']) {
+      expect((await decideShell(policy, command, box(), 'process')).decision, command).toBe('allow');
+    }
+  });
+});
+
+/** A wrapper option's value read as the command: `env -u cat rm -rf src` runs rm, not cat. */
+describe('wrapper options that take a value', () => {
+  const COMMANDS = ['env -u cat rm -rf src', 'env --unset cat rm -rf src', 'env -iu cat rm -rf src', 'timeout -s cat rm -rf src', 'nice -n cat rm -rf src', 'stdbuf -o cat rm -rf src', 'timeout -k cat 5 rm -rf src'];
+
+  it('env -u NAME runs the command after NAME for real', async () => {
+    const dir = realpathSync(tempDir('tracegate-wrapper-'));
+    mkdirSync(path.join(dir, 'src'));
+    writeFileSync(path.join(dir, 'src/a.txt'), 'x\n');
+    await runCommand('env -u cat rm -rf src', { workspace: dir, timeoutMs: 10_000, outputCap: 1000, mode: 'process' });
+    expect(existsSync(path.join(dir, 'src'))).toBe(false);
+  });
+
+  it.each(COMMANDS)('%s is judged as rm', async (command) => {
+    for (const sandbox of SANDBOXES) expect(await decideShell(policy, command, ws, sandbox), command).toMatchObject({ decision: 'deny', rule: 'recursive-delete' });
+  });
+
+  it('an interpreter behind env -u NAME is read like any other', async () => {
+    for (const sandbox of SANDBOXES) {
+      expect(await decideShell(policy, `env -u cat python3 -c 'import os; os.system("id")'`, ws, sandbox)).toMatchObject({ decision: 'deny', rule: 'inline-spawns-process' });
+    }
+  });
+
+  it('wrappers with their values still run allowed commands', async () => {
+    for (const command of ['env -u FOO ls', 'env -i LANG=C ls', 'timeout -s KILL 5 ls', 'timeout --kill-after 1 5 ls', 'nice -n 5 ls', 'stdbuf -oL ls', 'env -C src ls', 'env -- ls']) {
+      const decision = await decideShell(policy, command, ws, 'process');
+      expect(decision.decision, `${command} → ${decision.rule}: ${decision.reason}`).toBe('allow');
+    }
+  });
+});
+
+/** An outward link reached under a name the policy did not see: a folder cd'ed into by glob, or a copy. */
+describe('outward links reached under another name', () => {
+  const box = () => {
+    const dir = realpathSync(tempDir('tracegate-relink-'));
+    mkdirSync(path.join(dir, 'sub'));
+    writeFileSync(path.join(outside, 'behind'), 'BEHIND-THE-RELINK\n');
+    symlinkSync(path.join(outside, 'behind'), path.join(dir, 'sub/link'));
+    writeFileSync(path.join(dir, 'top.txt'), 'hi\n');
+    return dir;
+  };
+  const CASES: Array<[string, string]> = [
+    ['cd to a glob, then read the link', 'cd s*b && cat link'],
+    ['cd to a bracket glob, then read the link', 'cd [s]ub; cat link'],
+    ['copy the folder, then read the copied link', 'cp -r sub sx && cat sx/link'],
+    ['copy the folder with -a, then read the copied link', 'cp -a sub sx && cat sx/link'],
+    ['move the folder, then read the link', 'mv sub sx && cat sx/link'],
+    ['move the folder into another, then read the link', 'mkdir d && mv sub d/ && cat d/sub/link'],
+  ];
+
+  it.each(CASES)('%s: reads outside for real, and is refused', async (_name, command) => {
+    const ran = await runCommand(command, { workspace: box(), timeoutMs: 10_000, outputCap: 1000, mode: 'process' });
+    expect(ran.output).toContain('BEHIND-THE-RELINK');
+    for (const sandbox of SANDBOXES) {
+      const decision = await decideShell(policy, command, box(), sandbox);
+      expect(decision.decision, `${command} → ${decision.rule}: ${decision.reason}`).toBe('deny');
+      expect(decision.errorType).toBe('PATH_OUTSIDE_WORKSPACE');
+    }
+  });
+
+  it('writing through the copied link is refused too', async () => {
+    const dir = box();
+    await runCommand('cp -r sub sx && echo OVERWRITTEN > sx/link', { workspace: dir, timeoutMs: 10_000, outputCap: 1000, mode: 'process' });
+    expect(readFileSync(path.join(outside, 'behind'), 'utf8')).toBe('OVERWRITTEN\n');
+    writeFileSync(path.join(outside, 'behind'), 'BEHIND-THE-RELINK\n');
+    expect((await decideShell(policy, 'cp -r sub sx && echo x > sx/link', dir, 'isolated')).decision).toBe('deny');
+  });
+
+  it('a path through a file is judged, not a crash of the tool layer', async () => {
+    const dir = box();
+    expect((await decideShell(policy, 'cat top.txt/x', dir, 'process')).decision).toBe('allow');
+    expect((await decideShell(policy, 'cd */ && ls', dir, 'process')).decision).not.toBe('allow');
+    expect((await decideToolCall(policy, { tool: 'read_file', args: { path: 'top.txt/x' } }, dir)).decision).toBe('allow');
+  });
+
+  it('copies, moves and cd by glob without outward links stay allowed', async () => {
+    const dir = box();
+    mkdirSync(path.join(dir, 'plain'));
+    for (const command of ['cp -r plain p2', 'mv plain p3', 'cd pl* && ls', 'cp top.txt t2.txt']) {
+      const decision = await decideShell(policy, command, dir, 'process');
+      expect(decision.decision, `${command} → ${decision.rule}: ${decision.reason}`).toBe('allow');
+    }
+  });
+});
+
+/** A path attached to the last of bundled short flags: `sort -uo/tmp/x` is `sort -u -o /tmp/x`. */
+describe('paths attached to bundled short flags', () => {
+  const box = () => {
+    const dir = realpathSync(tempDir('tracegate-bundle-'));
+    writeFileSync(path.join(dir, 'top.txt'), 'BUNDLED-WRITE\n');
+    writeFileSync(path.join(dir, '.env'), 'TOKEN=x\n');
+    return dir;
+  };
+
+  it('sort -uoPATH writes outside and mv -ftDIR moves a file out, for real', async () => {
+    const target = realpathSync(tempDir('tracegate-bundle-out-'));
+    const dir = box();
+    await runCommand(`sort -uo${target}/written top.txt && mv -ft${target} top.txt`, { workspace: dir, timeoutMs: 10_000, outputCap: 1000, mode: 'process' });
+    expect(readFileSync(path.join(target, 'written'), 'utf8')).toBe('BUNDLED-WRITE\n');
+    expect(existsSync(path.join(target, 'top.txt'))).toBe(true);
+    expect(existsSync(path.join(dir, 'top.txt'))).toBe(false);
+  });
+
+  it.each([
+    ['sort -uo to an outside file', 'sort -uo/tmp/x top.txt', 'path-outside-workspace'],
+    ['cp -at to an outside folder', 'cp -at/tmp top.txt', 'path-outside-workspace'],
+    ['mv -ft to an outside folder', 'mv -ft/tmp top.txt', 'path-outside-workspace'],
+    ['sort -uo over a secret', 'sort -uo.env top.txt', 'secret-path'],
+    ['sort -uo over a secret whose name starts with a letter', 'sort -uosecrets.json top.txt', 'secret-path'],
+    ['grep -Ff reading a secret', 'grep -Ff.env top.txt', 'secret-path'],
+  ])('%s is refused', async (_name, command, rule) => {
+    for (const sandbox of SANDBOXES) expect(await decideShell(policy, command, box(), sandbox), command).toMatchObject({ decision: 'deny', rule });
+  });
+
+  it('bundled flags with inside values stay allowed', async () => {
+    for (const command of ['sort -uo./out.txt top.txt', 'ls -lah', 'head -n5 top.txt', 'grep -e.x top.txt', 'tail -n20 top.txt']) {
+      const decision = await decideShell(policy, command, box(), 'process');
+      expect(decision.decision, `${command} → ${decision.rule}: ${decision.reason}`).toBe('allow');
+    }
+  });
+});
+
+/** `.env -> config/local.env`: the secret's name is on the link, not on the file it leads to. */
+describe('a secret-named symlink to a file inside the workspace', () => {
+  const box = () => {
+    const dir = realpathSync(tempDir('tracegate-secretlink-'));
+    mkdirSync(path.join(dir, 'config'));
+    writeFileSync(path.join(dir, 'config/local.env'), 'TOKEN=LINKED-SECRET\n');
+    symlinkSync('config/local.env', path.join(dir, '.env'));
+    return dir;
+  };
+
+  it('is refused by its name, not judged by the file it resolves to', async () => {
+    const dir = box();
+    expect((await runCommand('cat .env', { workspace: dir, timeoutMs: 10_000, outputCap: 1000, mode: 'process' })).output).toContain('LINKED-SECRET');
+    for (const sandbox of SANDBOXES) expect(await decideShell(policy, 'cat .env', dir, sandbox)).toMatchObject({ decision: 'deny', rule: 'secret-path' });
+    expect(await decideToolCall(policy, { tool: 'read_file', args: { path: '.env' } }, dir)).toMatchObject({ decision: 'deny', rule: 'secret-path' });
+  });
+
+  it.skipIf(!hasBubblewrap())('under bubblewrap the file it leads to is masked, for code the policy does not read', async () => {
+    const dir = box();
+    const ran = await runCommand('cat .env; cat config/local.env', { workspace: dir, timeoutMs: 10_000, outputCap: 1000, mode: 'bwrap', secretPaths: policy.secret_paths });
+    expect(ran.output).not.toContain('LINKED-SECRET');
+  });
+});
+
+/** A program file written in the same command under another name for it (a link inside the workspace). */
+describe('a script written through an alias of its folder', () => {
+  it('cp over lnk/a.py, then python3 src/a.py, is read as written first (both names are one file)', async () => {
+    const dir = realpathSync(tempDir('tracegate-alias-'));
+    mkdirSync(path.join(dir, 'src'));
+    writeFileSync(path.join(dir, 'src/a.py'), 'print(1)\n');
+    writeFileSync(path.join(dir, 'evil.txt'), "open('ran-evil', 'w')\n");
+    symlinkSync('src', path.join(dir, 'lnk'));
+    const command = 'cp evil.txt lnk/a.py && python3 src/a.py';
+    // The trap is real: what runs is not what the policy found on disk.
+    await runCommand(command, { workspace: dir, timeoutMs: 10_000, outputCap: 1000, mode: 'process' });
+    expect(existsSync(path.join(dir, 'ran-evil'))).toBe(true);
+    for (const variant of [command, 'cp evil.txt src/a.py && python3 lnk/a.py']) {
+      expect(await decideShell(policy, variant, dir, 'isolated'), variant).toMatchObject({ decision: 'require_approval', rule: 'program-file-written' });
+    }
+  });
+});
+
+describe('a folder to run in given by a glob', () => {
+  it('env -C s*b reads the outward link of the folder bash expands to, and asks', async () => {
+    const dir = realpathSync(tempDir('tracegate-chdir-glob-'));
+    mkdirSync(path.join(dir, 'sub'));
+    writeFileSync(path.join(outside, 'chdir-behind'), 'CHDIR-GLOB-BEHIND\n');
+    symlinkSync(path.join(outside, 'chdir-behind'), path.join(dir, 'sub/link'));
+    const ran = await runCommand('env -C s*b cat link', { workspace: dir, timeoutMs: 10_000, outputCap: 1000, mode: 'process' });
+    expect(ran.output).toContain('CHDIR-GLOB-BEHIND');
+    for (const sandbox of SANDBOXES) {
+      for (const command of ['env -C s*b cat link', 'git -C s?b diff --no-index -- link top.txt']) {
+        expect((await decideShell(policy, command, dir, sandbox)).decision, command).not.toBe('allow');
+      }
+    }
   });
 });

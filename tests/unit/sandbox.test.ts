@@ -58,6 +58,16 @@ describe('sandbox: processes', () => {
     expect(await eventually(() => !alive(pid))).toBe(true);
   });
 
+  it.each([
+    ['timeout makes itself a process group leader', 'timeout 60 sleep 60 & echo $! > bg.pid; echo started'],
+    ['set -m gives each job a process group', 'set -m; sleep 60 & echo $! > bg.pid; echo started'],
+  ])('leaves no child behind that left the process group: %s', async (_name, command) => {
+    const result = await run(command);
+    expect(result.output).toContain('started');
+    const pid = Number(readFileSync(path.join(result.workspace, 'bg.pid'), 'utf8'));
+    expect(await eventually(() => !alive(pid))).toBe(true);
+  });
+
   it('runs in the workspace with an environment built from an allow list', async () => {
     process.env['TRACEGATE_TEST_SECRET_TOKEN'] = 'planted-value-123456';
     try {

@@ -71,6 +71,8 @@ export function awkProgram(program: string): Decision[] {
   if (/@[A-Za-z_]\w*\s*\(/.test(code)) out.push(ask('awk-indirect-call', 'awk calls a function named at run time'));
   if (/@load\b/.test(code)) out.push(deny('awk-loads-extension', 'awk @load loads a compiled extension'));
   if (/@include\b/.test(code)) out.push(ask('awk-include', 'awk @include reads another program'));
+  // `ARGV[1] = "/etc/passwd"`, `split(".env", ARGV)`: the files awk reads become whatever the program says.
+  if (/\b(ARGV|ARGC)\b/.test(code)) out.push(ask('awk-reads-file', 'awk program uses ARGV or ARGC, which decide the files it reads'));
   if (/\bgetline\b[^;{}\n]*</.test(code)) out.push(ask('awk-reads-file', 'awk getline < reads a file named in its program'));
   if (/\bprintf?\b[^;{}\n]*>/.test(code)) out.push(ask('awk-writes-file', 'awk print > writes a file named in its program'));
   return out;

@@ -1,4 +1,5 @@
 import { deny, type Decision } from '../decision.js';
+import { isLongPrefix, recursiveSecretReads } from './recursiveRead.js';
 import type { Inspection, ProgramCheck } from './types.js';
 
 /**
@@ -9,7 +10,7 @@ import type { Inspection, ProgramCheck } from './types.js';
 export const inspectDiff: ProgramCheck = (cmd, ctx) => {
   const values = cmd.args.map((a) => a.value ?? '');
   const options = values.filter((v) => v.startsWith('-') && v !== '-');
-  const recursive = options.some((o) => o === '--recursive' || /^-[A-Za-z]*r/.test(o));
+  const recursive = options.some((o) => isLongPrefix(o, '--recursive', 5) || /^-[A-Za-z]*r/.test(o));
   const decisions: Decision[] = [];
   if (recursive && !options.includes('--no-dereference')) {
     for (const operand of values.filter((v) => v !== '' && !v.startsWith('-'))) {
@@ -17,5 +18,6 @@ export const inspectDiff: ProgramCheck = (cmd, ctx) => {
       if (link) decisions.push(deny('follows-symlinks', `diff -r follows ${link}, a symlink out of the workspace (add --no-dereference)`, 'PATH_OUTSIDE_WORKSPACE'));
     }
   }
+  if (recursive) decisions.push(...recursiveSecretReads('diff -r', values.filter((v) => v !== '' && !v.startsWith('-')), ctx));
   return { decisions } satisfies Inspection;
 };

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { ask, deny, type Decision } from '../decision.js';
 import type { ShellWord } from '../shellSyntax.js';
 import type { Inspection, ProgramCheck } from './types.js';
+import { isLongPrefix, recursiveSecretReads } from './recursiveRead.js';
 
 /** Global options that change nothing a repository could abuse. */
 const SAFE_GLOBAL = new Set(['--no-pager', '-P', '--no-optional-locks', '--literal-pathspecs', '--glob-pathspecs', '--noglob-pathspecs', '--icase-pathspecs', '--no-replace-objects', '--no-lazy-fetch', '--no-advice', '--version', '--bare']);
@@ -66,7 +67,7 @@ const LISTING: Record<string, RegExp> = {
  * programs back on, and names the subcommand for the policy's rules. Listing forms of commands that
  * can also write are named with their listing flag: `branch --list`, `tag --list`, `stash list`.
  */
-export const inspectGit: ProgramCheck = (cmd) => {
+export const inspectGit: ProgramCheck = (cmd, ctx) => {
   const decisions: Decision[] = [];
   const pathArgs: ShellWord[] = [];
   const args = cmd.args;
@@ -89,6 +90,8 @@ export const inspectGit: ProgramCheck = (cmd) => {
       else if (args[i + 1]) pathArgs.push(args[++i]!);
       // Paths after `-C DIR` are relative to DIR: each is checked from there as well.
       const dir = name === '-C' ? args[i]?.value : undefined;
+      // `git -C s*b`: bash expands the glob, so the folder paths are read from is not the text.
+      if (dir && args[i]?.glob) decisions.push(ask('unprovable-argument', `git -C ${dir}: a folder given by a glob`));
       if (dir) cwd = path.isAbsolute(dir) ? dir : path.join(cwd ?? '.', dir);
     } else if (name === '--namespace' || name === '--exec-path') {
       if (!v.includes('=') && name === '--namespace') i++;
@@ -108,6 +111,14 @@ export const inspectGit: ProgramCheck = (cmd) => {
   for (const arg of rest) {
     const object = arg.value !== null && !arg.value.startsWith('-') ? /^(?::[0-3]:|[^:]*:)(.+)$/.exec(arg.value) : null;
     if (object && !object[1]!.startsWith('/')) pathArgs.push({ value: object[1]!, text: arg.text, glob: false });
+  }
+  // `git grep --no-index` / `--untracked` and `git diff --no-index` read the folders' files, not the repository's.
+  const options = rest.map((a) => a.value ?? '').filter((v) => v.startsWith('--'));
+  const outsideIndex = options.some((o) => isLongPrefix(o, '--no-index', 6) || (sub === 'grep' && isLongPrefix(o, '--untracked', 4)));
+  if ((sub === 'grep' || sub === 'diff') && outsideIndex) {
+    const operands = rest.map((a) => a.value ?? '').filter((v) => v !== '' && !v.startsWith('-'));
+    const folders = [...operands, ...(sub === 'grep' ? ['.'] : [])].map((f) => (cwd !== undefined ? path.join(cwd, f) : f));
+    decisions.push(...recursiveSecretReads(`git ${sub} --no-index`, folders, ctx));
   }
   const where = cwd !== undefined ? { cwd } : {};
   if (sub === null) return { decisions, pathArgs, subcommand: '', ...where };

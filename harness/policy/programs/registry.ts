@@ -1,9 +1,13 @@
 import { inspectAwk } from './awk.js';
+import { inspectCopy } from './copy.js';
 import { inspectDiff } from './diff.js';
 import { inspectFind } from './find.js';
 import { inspectGit } from './git.js';
+import { inspectGrep } from './grep.js';
 import { inspectNode, inspectNpm, inspectPython } from './interpreters.js';
 import { inspectSed } from './sed.js';
+import { inspectSet } from './set.js';
+import { inspectTest } from './test.js';
 import type { ProgramCheck } from './types.js';
 import { inspectXargs } from './xargs.js';
 
@@ -16,6 +20,13 @@ export const PROGRAM_CHECKS = {
   mawk: inspectAwk,
   nawk: inspectAwk,
   xargs: inspectXargs,
+  set: inspectSet,
+  test: inspectTest,
+  grep: inspectGrep,
+  egrep: inspectGrep,
+  fgrep: inspectGrep,
+  cp: inspectCopy,
+  mv: inspectCopy,
   find: inspectFind,
   diff: inspectDiff,
   git: inspectGit,

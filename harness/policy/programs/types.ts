@@ -13,6 +13,8 @@ export interface InspectContext {
   namedElsewhere?(p: string): boolean;
   /** Workspace symlinks leading out of it below a folder the command names (for programs that follow them). */
   outwardLinksUnder?(p: string): string[];
+  /** The first secret at or below a folder the command names (for programs that read folders recursively), or null. */
+  secretUnder?(p: string): string | null;
   /** Judges a command another program will run (xargs, find -exec). */
   checkCommand(cmd: SimpleCommand): Decision;
 }
