@@ -1,6 +1,8 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { startOtlpReceiver } from '../../src/capture/otlpReceiver.js';
+import { toolSpans, type Trace } from '../../src/schema/trace.js';
 import { runCli, tempDir } from '../helpers/cli.js';
 import { TraceBuilder } from '../helpers/traceBuilder.js';
 
@@ -39,5 +41,68 @@ describe('tracegate replay of a hostile trace', () => {
     const result = await runCli(['replay', writeTrace(tempDir(), 'times.e0.json', trace)]);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('yesterday → Infinity (duration unknown)');
+  });
+});
+
+describe('tracegate export of a trace with broken ids, times and numbers', () => {
+  /** Four tool spans sharing one id, a span that is its own parent, two that are each other's. */
+  function brokenTrace(): Trace {
+    const trace = new TraceBuilder('broken').llm().tool('a', {}).tool('b', {}).tool('c', {}).tool('d', {}).final('done').build();
+    const [root, llm, a, b, c, d] = trace.spans as [Trace['spans'][number], ...Trace['spans']];
+    for (const s of [a, b, c, d]) s!.span_id = 'same';
+    llm!.parent_id = llm!.span_id; // its own parent
+    root.parent_id = 'loop2';
+    root.span_id = 'loop1';
+    a!.parent_id = 'loop1';
+    trace.spans.push({ ...llm!, span_id: 'loop2', parent_id: 'loop1', attributes: { big: 1e300, wide: 2 ** 60, step: 1 } });
+    llm!.start = '1969-12-31T23:59:59.000Z';
+    llm!.end = '2600-01-01T00:00:00.000Z';
+    return trace;
+  }
+
+  it('writes valid OTLP (unique hex span ids, no parent loops, fixed64 times, int64 strings) that re-imports with every tool call', async () => {
+    const dir = tempDir();
+    writeTrace(dir, 'broken.e0.json', brokenTrace());
+    const otlp = path.join(tempDir(), 'out.jsonl');
+    const exported = await runCli(['export', dir, '--otlp', otlp]);
+    expect(exported.stderr).toBe('');
+    expect(exported.code).toBe(0);
+    const spans = JSON.parse(readFileSync(otlp, 'utf8')).resourceSpans[0].scopeSpans[0].spans as Array<Record<string, any>>;
+    const ids = spans.map((s) => s['spanId'] as string);
+    expect(new Set(ids).size).toBe(spans.length);
+    expect(ids.every((id) => /^[0-9a-f]{16}$/.test(id))).toBe(true);
+    const parent = new Map(spans.map((s) => [s['spanId'], s['parentSpanId'] as string | undefined]));
+    for (const id of ids) {
+      const seen = new Set<string>();
+      for (let at: string | undefined = id; at !== undefined && parent.has(at); at = parent.get(at)) {
+        expect(seen.has(at)).toBe(false);
+        seen.add(at);
+      }
+    }
+    for (const s of spans) for (const t of [s['startTimeUnixNano'], s['endTimeUnixNano']]) expect(BigInt(t) >= 0n && BigInt(t) < 2n ** 64n).toBe(true);
+    const values = spans.flatMap((s) => (s['attributes'] as Array<{ key: string; value: Record<string, unknown> }>).map((a) => a.value));
+    for (const v of values) if ('intValue' in v) expect(v['intValue']).toMatch(/^-?\d+$/);
+    expect(values).toContainEqual({ doubleValue: 1e300 });
+
+    const back = tempDir();
+    expect((await runCli(['import', otlp, '--out', back])).code).toBe(0);
+    const [file] = readdirSync(back);
+    expect(toolSpans(JSON.parse(readFileSync(path.join(back, file!), 'utf8')) as Trace)).toHaveLength(4);
+  });
+
+  it('the same trace as protobuf reaches a real OTLP receiver with all four tool calls', async () => {
+    const dir = tempDir();
+    const trace = brokenTrace();
+    writeTrace(dir, 'broken.e0.json', trace);
+    const receiver = await startOtlpReceiver();
+    try {
+      const result = await runCli(['export', dir, '--otlp-endpoint', receiver.endpoint]);
+      expect(result.stderr).toBe('');
+      expect(result.code).toBe(0);
+      const [traceId] = receiver.traceIds();
+      expect(receiver.spansFor(traceId!).filter((s) => s.kind === 'tool')).toHaveLength(4);
+    } finally {
+      await receiver.close();
+    }
   });
 });
