@@ -1,4 +1,4 @@
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startOtlpReceiver } from '../../src/capture/otlpReceiver.js';
@@ -104,5 +104,29 @@ describe('tracegate export of a trace with broken ids, times and numbers', () =>
     } finally {
       await receiver.close();
     }
+  });
+});
+
+describe('a report folder from someone else whose traces link outside it', () => {
+  it('score and export refuse a trace file or a traces/ folder that links outside, without quoting what it points at', async () => {
+    const outside = tempDir();
+    writeFileSync(path.join(outside, 'secret.json'), 'root:x:0:0:TOP-SECRET');
+    writeTrace(outside, 'elsewhere.e0.json', new TraceBuilder('elsewhere').llm().final('from outside').build());
+    const report = tempDir();
+    writeFileSync(path.join(report, 'report.json'), '{}');
+    mkdirSync(path.join(report, 'traces'));
+    symlinkSync(path.join(outside, 'secret.json'), path.join(report, 'traces', 'task_1.e0.json'));
+    for (const args of [['export', report, '--otlp', path.join(tempDir(), 'x.jsonl')], ['score', 'suites/demo.jsonl', '--traces', report, '--out', tempDir()]]) {
+      const result = await runCli(args);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toMatch(/traces[\\/]task_1\.e0\.json: a link to a file outside the folder/);
+      expect(result.stderr).not.toContain('root:x');
+    }
+    const linkedFolder = tempDir();
+    writeFileSync(path.join(linkedFolder, 'report.json'), '{}');
+    symlinkSync(outside, path.join(linkedFolder, 'traces'));
+    const result = await runCli(['export', linkedFolder, '--otlp', path.join(tempDir(), 'x.jsonl')]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/traces: a link to a folder outside the report folder/);
   });
 });
