@@ -12,7 +12,7 @@ import { loadSuites } from '../suite/loadSuite.js';
 import { ImportError } from '../traceio/importError.js';
 import { finalAnswerCell, importRow } from '../traceio/importSummary.js';
 import { FORMAT_NAMES, parseTraces, type FormatName, type ImportedFile } from '../traceio/registry.js';
-import { toOtlpRequest } from '../traceio/otlpExport.js';
+import { toOtlpRequest, toOtlpRequests } from '../traceio/otlpExport.js';
 import { sendOtlp, tracesUrl } from '../traceio/otlpSend.js';
 import { mergeSplitTraces } from '../traceio/splitTraces.js';
 import { readTraceDir, traceFileNames, writeAtomic, writeTraces } from '../traceio/traceFiles.js';
@@ -180,8 +180,6 @@ function headersFrom(specs: string[]): Record<string, string> {
   return headers;
 }
 
-const TRACES_PER_REQUEST = 50;
-
 export function registerExport(program: Command, handle: Handle): void {
   program
     .command('export')
@@ -218,13 +216,15 @@ export function registerExport(program: Command, handle: Handle): void {
           process.stdout.write(`wrote ${traces.length} trace${traces.length === 1 ? '' : 's'} as OTLP/JSON to ${flags.otlp}\n`);
         }
         if (flags.otlpEndpoint) {
-          for (let i = 0; i < traces.length; i += TRACES_PER_REQUEST) {
+          let sent = 0;
+          for (const batch of toOtlpRequests(traces)) {
             try {
-              await sendOtlp(flags.otlpEndpoint, toOtlpRequest(traces.slice(i, i + TRACES_PER_REQUEST)), flags.protocol, headers);
+              await sendOtlp(flags.otlpEndpoint, batch.request, flags.protocol, headers);
             } catch (error) {
-              process.stderr.write(`export failed after ${i} of ${traces.length} traces: ${(error as Error).message}\n`);
+              process.stderr.write(`export failed after ${sent} of ${traces.length} traces: ${(error as Error).message}\n`);
               return EXIT.COULD_NOT_RUN;
             }
+            sent = batch.traces;
           }
           process.stdout.write(`sent ${traces.length} trace${traces.length === 1 ? '' : 's'} to ${tracesUrl(flags.otlpEndpoint)} (${flags.protocol})\n`);
         }

@@ -117,23 +117,53 @@ function otlpSpan(span: Span, traceId: string, trace: Trace, spanId: string, par
   };
 }
 
-/** One trace as an OTLP/JSON ExportTraceServiceRequest (hex ids, GenAI names, tracegate's keys kept). */
-export function toOtlpRequest(traces: Trace[]): Record<string, unknown> {
+/** The OTLP/JSON spans of traces, in order (hex ids, GenAI names, tracegate's keys kept). */
+function otlpSpans(traces: Trace[]): Array<Record<string, unknown>> {
+  return traces.flatMap((t) => {
+    const traceId = hex(t.trace_id, 32);
+    const { ids, parents } = spanIds(t.spans);
+    return t.spans.map((s, i) => otlpSpan(s, traceId, t, ids[i]!, parents[i]!));
+  });
+}
+
+function request(spans: Array<Record<string, unknown>>): Record<string, unknown> {
   return {
     resourceSpans: [
       {
         resource: { attributes: keyValues({ 'service.name': 'tracegate', 'telemetry.sdk.name': 'tracegate' }) },
-        scopeSpans: [
-          {
-            scope: { name: 'tracegate', version: TRACEGATE_VERSION },
-            spans: traces.flatMap((t) => {
-              const traceId = hex(t.trace_id, 32);
-              const { ids, parents } = spanIds(t.spans);
-              return t.spans.map((s, i) => otlpSpan(s, traceId, t, ids[i]!, parents[i]!));
-            }),
-          },
-        ],
+        scopeSpans: [{ scope: { name: 'tracegate', version: TRACEGATE_VERSION }, spans }],
       },
     ],
   };
+}
+
+/** Traces as one OTLP/JSON ExportTraceServiceRequest. */
+export function toOtlpRequest(traces: Trace[]): Record<string, unknown> {
+  return request(otlpSpans(traces));
+}
+
+/** Spans per request sent to an endpoint: collectors refuse bodies past a few MB (a trace may hold 100k spans). */
+export const SPANS_PER_REQUEST = 2000;
+
+/**
+ * Traces as requests of at most `maxSpans` spans each (a big trace is split across requests: OTLP
+ * backends join spans by trace id); `traces` says how many traces are whole once the request is sent.
+ */
+export function toOtlpRequests(traces: Trace[], maxSpans = SPANS_PER_REQUEST): Array<{ request: Record<string, unknown>; spans: number; traces: number }> {
+  const out: Array<{ request: Record<string, unknown>; spans: number; traces: number }> = [];
+  let batch: Array<Record<string, unknown>> = [];
+  let done = 0;
+  const flush = () => {
+    if (batch.length > 0) out.push({ request: request(batch), spans: batch.length, traces: done });
+    batch = [];
+  };
+  for (const trace of traces) {
+    for (const span of otlpSpans([trace])) {
+      if (batch.length >= maxSpans) flush();
+      batch.push(span);
+    }
+    done++;
+  }
+  flush();
+  return out;
 }

@@ -90,6 +90,23 @@ describe('tracegate export of a trace with broken ids, times and numbers', () =>
     expect(toolSpans(JSON.parse(readFileSync(path.join(back, file!), 'utf8')) as Trace)).toHaveLength(4);
   });
 
+  it('a trace of 4500 spans, sent in several requests, is joined by a real receiver into one trace with every tool call', async () => {
+    const builder = new TraceBuilder('wide').llm();
+    for (let i = 0; i < 4500; i++) builder.tool('list_files', { i });
+    const dir = tempDir();
+    writeTrace(dir, 'wide.e0.json', builder.final('done').build());
+    const receiver = await startOtlpReceiver();
+    try {
+      const result = await runCli(['export', dir, '--otlp-endpoint', receiver.endpoint]);
+      expect(result.stderr).toBe('');
+      expect(result.code).toBe(0);
+      expect(receiver.traceIds()).toHaveLength(1);
+      expect(receiver.spansFor(receiver.traceIds()[0]!).filter((s) => s.kind === 'tool')).toHaveLength(4500);
+    } finally {
+      await receiver.close();
+    }
+  });
+
   it('the same trace as protobuf reaches a real OTLP receiver with all four tool calls', async () => {
     const dir = tempDir();
     const trace = brokenTrace();
