@@ -41,6 +41,13 @@ async function bodyStart(response: Response): Promise<string> {
 // eslint-disable-next-line no-control-regex
 const quoted = (text: string) => text.replace(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]+/g, ' ').trim().slice(0, ERROR_BODY_CHARS);
 
+/** Why a request got no answer: fetch says only "fetch failed"; its cause says refused, bad certificate, … */
+function failure(error: unknown): string {
+  const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+  if (cause?.message) return quoted(cause.code && !cause.message.includes(cause.code) ? `${cause.code}: ${cause.message}` : cause.message);
+  return quoted((error as Error).message ?? String(error));
+}
+
 /** Retry-After as seconds or an HTTP date; when absent or unreadable, 1 s, 2 s, 4 s. */
 function retryWaitMs(header: string | null, attempt: number): number {
   const fallback = 1000 * 2 ** attempt;
@@ -64,6 +71,8 @@ export async function sendOtlp(endpoint: string, request: unknown, protocol: Otl
       body,
       redirect: 'manual',
       signal: AbortSignal.timeout(timeoutMs),
+    }).catch((error: unknown) => {
+      throw new Error(`${url}: ${failure(error)}`);
     });
     if (response.ok) {
       await response.body?.cancel().catch(() => undefined);

@@ -79,4 +79,14 @@ describe('sendOtlp against a hostile or busy endpoint', () => {
     const hang = await endpoint(() => undefined);
     await expect(sendOtlp(hang.url, request, 'http/json', auth, 300)).rejects.toThrow(/timeout|aborted/i);
   });
+
+  it('says why no answer came: a refused connection, a TLS handshake that fails (https to a plain HTTP port)', async () => {
+    const plain = await endpoint((_req, res) => res.writeHead(200).end());
+    const tls = plain.url.replace('http:', 'https:');
+    await expect(sendOtlp(tls, request, 'http/json', auth)).rejects.toThrow(new RegExp(`^${tls}/v1/traces: .*(SSL|TLS|EPROTO|ssl)`));
+    expect(plain.hits).toEqual([]); // the header never went out in clear
+    const port = plain.url.split(':').at(-1)!;
+    await new Promise((r) => servers.pop()!.close(r));
+    await expect(sendOtlp(`http://127.0.0.1:${port}`, request, 'http/json', auth)).rejects.toThrow(/ECONNREFUSED/);
+  });
 });
