@@ -4,6 +4,7 @@ import { Option, type Command } from 'commander';
 import { buildReport, taskResult } from '../report/buildReport.js';
 import { judgeTrial } from '../report/judge.js';
 import { makeTable } from '../reporters/table.js';
+import { terminalSafe } from '../reporters/traceStory.js';
 import type { Trial, RunInfo } from '../schema/report.js';
 import { createRedactor } from '../schema/redact.js';
 import type { Task } from '../schema/task.js';
@@ -123,7 +124,7 @@ export function registerScore(program: Command, handle: Handle): void {
       for (const { file, trace } of stored) {
         const task = tasks.get(trace.task_id) ?? tasks.get(taskFromFile(file));
         if (!task) {
-          unmatched.push(`${path.relative(process.cwd(), file)} (task_id ${trace.task_id})`);
+          unmatched.push(terminalSafe(`${path.relative(process.cwd(), file)} (task_id ${trace.task_id})`));
           continue;
         }
         const trials = matched.get(task.id) ?? [];

@@ -25,6 +25,15 @@ describe('tracegate replay of a hostile trace', () => {
     expect(result.stdout).toContain('ok\\u{1b}[1A\\u{1b}[2K\\u{d}PASS \\u{202e}evil\\u{202c}');
   });
 
+  it('score lists an unmatched trace whose task id holds terminal escapes as visible text', async () => {
+    const dir = tempDir();
+    writeTrace(dir, 'esc.e0.json', new TraceBuilder('x\u001b]0;PWNED\u0007').llm().final('ok').build());
+    const result = await runCli(['score', 'suites/demo.jsonl', '--traces', dir, '--out', tempDir()]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('(task_id x\\u{1b}]0;PWNED\\u{7})');
+    expect(result.stderr).not.toMatch(/[\u001b\u0007]/);
+  });
+
   it('tells a trace of 100k tool spans, and clips a 5 MB final answer, saying how much is left out', async () => {
     const builder = new TraceBuilder().llm();
     for (let i = 0; i < 100_000; i++) builder.tool('list_files', { i });
