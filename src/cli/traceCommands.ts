@@ -4,6 +4,7 @@ import { Option, type Command } from 'commander';
 import { buildReport, taskResult } from '../report/buildReport.js';
 import { judgeTrial } from '../report/judge.js';
 import { makeTable } from '../reporters/table.js';
+import { terminalSafe } from '../reporters/traceStory.js';
 import type { Trial, RunInfo } from '../schema/report.js';
 import { createRedactor } from '../schema/redact.js';
 import type { Task } from '../schema/task.js';
@@ -12,7 +13,7 @@ import { loadSuites } from '../suite/loadSuite.js';
 import { ImportError } from '../traceio/importError.js';
 import { finalAnswerCell, importRow } from '../traceio/importSummary.js';
 import { FORMAT_NAMES, parseTraces, type FormatName, type ImportedFile } from '../traceio/registry.js';
-import { toOtlpRequest } from '../traceio/otlpExport.js';
+import { toOtlpRequest, toOtlpRequests } from '../traceio/otlpExport.js';
 import { sendOtlp, tracesUrl } from '../traceio/otlpSend.js';
 import { mergeSplitTraces } from '../traceio/splitTraces.js';
 import { readTraceDir, traceFileNames, writeAtomic, writeTraces } from '../traceio/traceFiles.js';
@@ -123,7 +124,7 @@ export function registerScore(program: Command, handle: Handle): void {
       for (const { file, trace } of stored) {
         const task = tasks.get(trace.task_id) ?? tasks.get(taskFromFile(file));
         if (!task) {
-          unmatched.push(`${path.relative(process.cwd(), file)} (task_id ${trace.task_id})`);
+          unmatched.push(terminalSafe(`${path.relative(process.cwd(), file)} (task_id ${trace.task_id})`));
           continue;
         }
         const trials = matched.get(task.id) ?? [];
@@ -180,8 +181,6 @@ function headersFrom(specs: string[]): Record<string, string> {
   return headers;
 }
 
-const TRACES_PER_REQUEST = 50;
-
 export function registerExport(program: Command, handle: Handle): void {
   program
     .command('export')
@@ -218,13 +217,15 @@ export function registerExport(program: Command, handle: Handle): void {
           process.stdout.write(`wrote ${traces.length} trace${traces.length === 1 ? '' : 's'} as OTLP/JSON to ${flags.otlp}\n`);
         }
         if (flags.otlpEndpoint) {
-          for (let i = 0; i < traces.length; i += TRACES_PER_REQUEST) {
+          let sent = 0;
+          for (const batch of toOtlpRequests(traces)) {
             try {
-              await sendOtlp(flags.otlpEndpoint, toOtlpRequest(traces.slice(i, i + TRACES_PER_REQUEST)), flags.protocol, headers);
+              await sendOtlp(flags.otlpEndpoint, batch.request, flags.protocol, headers);
             } catch (error) {
-              process.stderr.write(`export failed after ${i} of ${traces.length} traces: ${(error as Error).message}\n`);
+              process.stderr.write(`export failed after ${sent} of ${traces.length} traces: ${(error as Error).message}\n`);
               return EXIT.COULD_NOT_RUN;
             }
+            sent = batch.traces;
           }
           process.stdout.write(`sent ${traces.length} trace${traces.length === 1 ? '' : 's'} to ${tracesUrl(flags.otlpEndpoint)} (${flags.protocol})\n`);
         }

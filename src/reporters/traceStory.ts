@@ -2,6 +2,18 @@ import { SPAN_KIND, attr, compressionAttr, llmAttr, stepOf as stepAttr, toolAttr
 import { modelLabel } from './modelLabel.js';
 
 const clip = (text: string, max: number) => (text.length > max ? `${text.slice(0, max)}…` : text);
+
+/**
+ * A trace may come from anyone: its text must not drive the terminal. C0/C1 controls (ESC starts
+ * colour, cursor, title and hyperlink sequences) and bidi overrides are shown as `\u{…}` escapes;
+ * newlines and tabs stay.
+ */
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+export const terminalSafe = (text: string): string => text.replace(CONTROL, (c) => `\\u{${c.codePointAt(0)!.toString(16)}}`);
+
+/** The final answer is printed whole up to this many characters (a hostile trace may hold megabytes). */
+const ANSWER_MAX = 20_000;
 const oneLine = (text: string) => text.replace(/\s+/g, ' ').trim();
 
 const stepOf = (span: Span): number => stepAttr(span) ?? 0;
@@ -28,7 +40,7 @@ export function traceStory(trace: Trace): string {
   const seconds = (Date.parse(trace.ended_at) - Date.parse(trace.started_at)) / 1000;
   lines.push(`task ${trace.task_id} (epoch ${trace.epoch}), trace ${trace.trace_id}`);
   lines.push(`model: ${modelLabel(trace.model)}`);
-  lines.push(`${trace.started_at} → ${trace.ended_at} (${seconds.toFixed(2)}s), tokens ${trace.usage.input_tokens} in / ${trace.usage.output_tokens} out`);
+  lines.push(`${trace.started_at} → ${trace.ended_at} (${Number.isFinite(seconds) ? `${seconds.toFixed(2)}s` : 'duration unknown'}), tokens ${trace.usage.input_tokens} in / ${trace.usage.output_tokens} out`);
   const root = trace.spans.find((s) => s.parent_id === null);
   const format = root ? attr(root, 'importFormat') : null;
   if (root && format) {
@@ -36,11 +48,19 @@ export function traceStory(trace: Trace): string {
     lines.push(`imported from ${format}${unknown.length ? `; the source cannot tell: ${unknown.join(', ')}` : ''}`);
   }
 
-  const steps = [...new Set(trace.spans.filter((s) => s.kind !== 'agent').map(stepOf))].sort((a, b) => a - b);
-  for (const step of steps) {
+  // Grouped once: a trace of 100k spans must not be scanned once per step.
+  const bySteps = new Map<number, Span[]>();
+  for (const span of trace.spans) {
+    if (span.kind === 'agent') continue;
+    const step = stepOf(span);
+    const group = bySteps.get(step);
+    if (group) group.push(span);
+    else bySteps.set(step, [span]);
+  }
+  for (const step of [...bySteps.keys()].sort((a, b) => a - b)) {
     lines.push('');
     lines.push(`step ${step}`);
-    for (const span of trace.spans.filter((s) => s.kind !== 'agent' && stepOf(s) === step)) {
+    for (const span of bySteps.get(step)!) {
       if (span.kind === SPAN_KIND.compression) {
         const c = compressionAttr(span);
         lines.push(`  [compression] ${String(c.charsBefore)} → ${String(c.charsAfter)} chars, ${String(c.compressedResults)} tool results summarized`);
@@ -56,6 +76,8 @@ export function traceStory(trace: Trace): string {
   }
   lines.push('');
   if (trace.error) lines.push(`run error ${trace.error.code}: ${trace.error.message}`);
-  lines.push(`final answer (${trace.final_answer.exit_reason}): ${trace.final_answer.text === null ? '(none)' : trace.final_answer.text}`);
-  return lines.join('\n');
+  const answer = trace.final_answer.text;
+  const shown = answer === null ? '(none)' : answer.length > ANSWER_MAX ? `${answer.slice(0, ANSWER_MAX)}… (${answer.length - ANSWER_MAX} more characters)` : answer;
+  lines.push(`final answer (${trace.final_answer.exit_reason}): ${shown}`);
+  return terminalSafe(lines.join('\n'));
 }

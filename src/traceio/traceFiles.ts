@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { writeFileAtomicSync } from '../schema/atomicWrite.js';
 import path from 'node:path';
 import { TraceSchema, type Trace } from '../schema/trace.js';
@@ -37,8 +37,13 @@ export function readTraceDir(dir: string): StoredTrace[] {
   if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new ImportError('BAD_FORMAT', dir, 'not a folder');
   const folder = existsSync(path.join(dir, 'report.json')) && existsSync(path.join(dir, 'traces')) ? path.join(dir, 'traces') : dir;
   const files = readdirSync(folder).filter((f) => f.endsWith('.json') && f !== 'report.json').sort();
+  const inside = realpathSync(folder) + path.sep;
+  if (folder !== dir && !inside.startsWith(realpathSync(dir) + path.sep)) throw new ImportError('BAD_FORMAT', folder, 'a link to a folder outside the report folder; traces are read only from inside it');
   return files.map((name) => {
     const file = path.join(folder, name);
+    // A folder from someone else may hold links: a trace is read only from inside it (a link to
+    // ~/.ssh/… or /etc/passwd would otherwise be read, and quoted in the JSON error).
+    if (!realPath(file).startsWith(inside)) throw new ImportError('BAD_FORMAT', file, 'a link to a file outside the folder; traces are read only from inside it');
     let raw: unknown;
     try {
       raw = JSON.parse(readFileSync(file, 'utf8'));
@@ -49,6 +54,14 @@ export function readTraceDir(dir: string): StoredTrace[] {
     if (!parsed.success) throw new ImportError('BAD_FORMAT', file, `not a trace/v1 (${zodProblem(parsed.error)}); run \`tracegate import\` on it first`);
     return { file, trace: parsed.data };
   });
+}
+
+function realPath(file: string): string {
+  try {
+    return realpathSync(file);
+  } catch (error) {
+    throw new ImportError('BAD_FORMAT', file, `cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+  }
 }
 
 /** Writes traces (redacted) as `<task>.e<epoch>.json` into `dir`; returns the file names. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { decodeOtlpProtobuf, encodeOtlpProtobuf } from '../../../src/capture/otlpProto.js';
-import { toOtlpRequest } from '../../../src/traceio/otlpExport.js';
+import { toOtlpRequest, toOtlpRequests } from '../../../src/traceio/otlpExport.js';
 import { TraceBuilder } from '../../helpers/traceBuilder.js';
 
 describe('OTLP export', () => {
@@ -38,5 +38,15 @@ describe('OTLP export', () => {
     expect(span['spanId']).toBe(spans[1]!['spanId']);
     expect(span['startTimeUnixNano']).toBe(spans[1]!['startTimeUnixNano']);
     expect(span['attributes']).toEqual(spans[1]!['attributes']);
+  });
+
+  it('splits traces into requests of at most maxSpans spans, saying how many traces each completes', () => {
+    const big = new TraceBuilder('big').llm();
+    for (let i = 0; i < 5; i++) big.tool('list_files', { i });
+    const small = new TraceBuilder('small').llm().build(); // 2 spans
+    const batches = toOtlpRequests([big.build(), small], 4); // 7 + 2 spans
+    const count = (r: Record<string, any>) => r['resourceSpans'][0].scopeSpans[0].spans.length as number;
+    expect(batches.map((b) => [count(b.request), b.spans, b.traces])).toEqual([[4, 4, 0], [4, 4, 1], [1, 1, 2]]);
+    expect(batches.flatMap((b) => (b.request as any).resourceSpans[0].scopeSpans[0].spans)).toEqual((toOtlpRequest([big.build(), small]) as any).resourceSpans[0].scopeSpans[0].spans);
   });
 });
