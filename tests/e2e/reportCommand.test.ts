@@ -39,6 +39,22 @@ describe('tracegate report', () => {
     expect(text).toMatch(/marker-7f3 \[REDACTED:/);
   });
 
+  it('redacts the trace files it embeds too: a report folder from elsewhere may hold secrets in its traces', async () => {
+    const report = JSON.parse(readFileSync(reportFile, 'utf8'));
+    const folder = path.join(dir, 'foreign');
+    mkdirSync(path.join(folder, 'traces'), { recursive: true });
+    const traceFile = report.tasks[0].trials[0].trace_file as string;
+    const trace = JSON.parse(readFileSync(path.join(dir, 'run', traceFile), 'utf8'));
+    trace.final_answer.text = `marker-9c1 ${SECRET}`;
+    writeFileSync(path.join(folder, traceFile), JSON.stringify(trace));
+    writeFileSync(path.join(folder, 'report.json'), JSON.stringify(report));
+    const result = await runCli(['report', path.join(folder, 'report.json')]);
+    expect(result.code, result.stderr).toBe(0);
+    const text = pageText(readFileSync(path.join(folder, 'report.html'), 'utf8'));
+    expect(text).toContain('marker-9c1');
+    expect(text).not.toContain(SECRET);
+  });
+
   it('refuses an --out that is the input report or a folder (exit 2, input intact), and creates a missing folder', async () => {
     const before = readFileSync(reportFile, 'utf8');
     const onto = await runCli(['report', reportFile, '--out', reportFile]);

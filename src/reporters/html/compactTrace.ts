@@ -49,7 +49,3 @@ export function packTrace(trace: Trace): string {
   return packJson(viewerTraceJson(trace));
 }
 
-/** packTrace of a trace file's text; throws on text that is not a valid trace. */
-export function packTraceText(text: string): string {
-  return packTrace(TraceSchema.parse(JSON.parse(text)));
-}

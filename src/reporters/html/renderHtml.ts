@@ -8,7 +8,9 @@ import type { RunReport } from '../../schema/report.js';
 import { vocabularyForViewer } from '../../schema/traceVocabulary.js';
 import { modelLabel } from '../modelLabel.js';
 import { buildCharts } from './charts.js';
-import { packTraceText } from './compactTrace.js';
+import { createRedactor } from '../../schema/redact.js';
+import { TraceSchema } from '../../schema/trace.js';
+import { packTrace } from './compactTrace.js';
 import type { ViewerTraces } from './viewerTraces.js';
 import { DETAIL_CHUNK, pageData } from './pageData.js';
 
@@ -21,6 +23,11 @@ export interface RenderOptions {
   maxEmbeddedTraces?: number;
   /** Traces the run packed as it stored them, by trace path; any other is read from its file. */
   packed?: ViewerTraces;
+  /**
+   * Redaction for a trace read from its file (default: the environment's redactor). A report folder
+   * may come from elsewhere (`tracegate report`, `diff`), and its trace files with it.
+   */
+  redact?: <T>(value: T) => T;
 }
 
 export const DEFAULT_TRACE_BUDGET = 16 * 1024 * 1024;
@@ -80,6 +87,7 @@ function embeddedTraces(report: RunReport, options: RenderOptions): Map<string, 
     if (baselineTrace) wanted.push(baselineTrace);
   }
   const traces = new Map<string, string>();
+  const redact = options.redact ?? createRedactor().deep;
   let used = 0;
   for (const file of wanted) {
     if (traces.size >= maxTraces) break;
@@ -90,7 +98,7 @@ function embeddedTraces(report: RunReport, options: RenderOptions): Map<string, 
       if (!full.startsWith(path.resolve(options.traceRoot) + path.sep) || !existsSync(full)) continue;
       try {
         // gzip + base64: a trace costs a few hundred bytes of inert text until someone opens it.
-        packed = packTraceText(readFileSync(full, 'utf8'));
+        packed = packTrace(redact(TraceSchema.parse(JSON.parse(readFileSync(full, 'utf8')))));
       } catch {
         continue;
       }
