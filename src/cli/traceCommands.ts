@@ -4,7 +4,7 @@ import { Option, type Command } from 'commander';
 import { buildReport, taskResult } from '../report/buildReport.js';
 import { judgeTrial } from '../report/judge.js';
 import { makeTable } from '../reporters/table.js';
-import { terminalSafe } from '../reporters/traceStory.js';
+import { terminalSafe } from '../reporters/terminalSafe.js';
 import type { Trial, RunInfo } from '../schema/report.js';
 import { createRedactor } from '../schema/redact.js';
 import type { Task } from '../schema/task.js';

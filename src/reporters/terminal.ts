@@ -2,6 +2,7 @@ import { makeTable } from './table.js';
 import type { RunReport } from '../schema/report.js';
 import { completeness } from '../report/completeness.js';
 import { modelLabel } from './modelLabel.js';
+import { terminalSafe } from './terminalSafe.js';
 
 const pct = (v: number | null) => (v === null ? 'n/a' : `${(v * 100).toFixed(1)}%`);
 const MAX_FAILURE_ROWS = 30;
@@ -17,10 +18,10 @@ function evidenceText(evidence: RunReport['tasks'][number]['evidence']): string 
 export function formatTerminal(report: RunReport): string {
   const { summary: s, run } = report;
   const lines: string[] = [];
-  lines.push(`model: ${modelLabel(run.model)}`);
-  lines.push(`suites: ${run.suites.map((x) => x.path).join(', ')}  policy: ${run.policy}  sandbox: ${run.sandbox}${run.sandbox_reason ? ` (${run.sandbox_reason})` : ''}${run.epochs > 1 ? `  epochs: ${run.epochs}` : ''}${run.shard ? `  shard: ${run.shard.index}/${run.shard.total}` : ''}`);
+  lines.push(terminalSafe(`model: ${modelLabel(run.model)}`));
+  lines.push(terminalSafe(`suites: ${run.suites.map((x) => x.path).join(', ')}  policy: ${run.policy}  sandbox: ${run.sandbox}${run.sandbox_reason ? ` (${run.sandbox_reason})` : ''}${run.epochs > 1 ? `  epochs: ${run.epochs}` : ''}${run.shard ? `  shard: ${run.shard.index}/${run.shard.total}` : ''}`));
   const notice = completeness(report).notice;
-  if (notice) lines.push(notice);
+  if (notice) lines.push(terminalSafe(notice));
 
   const summary = makeTable({ head: ['tasks', 'passed', 'failed', 'errored', 'pass rate', 'steps (mean)', 'tokens', 'duration'] });
   summary.push([

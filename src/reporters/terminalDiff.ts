@@ -1,4 +1,5 @@
 import { makeTable } from './table.js';
+import { terminalSafe } from './terminalSafe.js';
 import type { Diff } from '../schema/diff.js';
 import type { GateResult } from '../schema/gate.js';
 
@@ -8,7 +9,7 @@ const MAX_ROWS = 20;
 export function formatDiff(diff: Diff): string {
   const lines: string[] = [];
   const c = diff.counts;
-  lines.push(`against ${diff.baseline.file}: ${c.regressed} regressed, ${c.fixed} fixed, ${c.reason_changed} changed reason, ${c.still_failing} still failing, ${c.unchanged} unchanged, ${c.new} new, ${c.removed} removed, ${c.errored} errored`);
+  lines.push(`against ${terminalSafe(diff.baseline.file)}: ${c.regressed} regressed, ${c.fixed} fixed, ${c.reason_changed} changed reason, ${c.still_failing} still failing, ${c.unchanged} unchanged, ${c.new} new, ${c.removed} removed, ${c.errored} errored`);
   const g = diff.significance;
   if (g) {
     lines.push(`paired test (${g.method}): ${g.verdict}; Δ pass rate ${(g.delta * 100).toFixed(1)} points, ${Number((g.confidence * 100).toFixed(1))}% CI [${(g.ci_low * 100).toFixed(1)}, ${(g.ci_high * 100).toFixed(1)}], p=${g.p_value.toPrecision(3)}, minimum detectable effect ${pct(g.minimum_detectable_effect)}`);
@@ -26,12 +27,13 @@ export function formatDiff(diff: Diff): string {
     lines.push(table.toString());
     if (changed.length > MAX_ROWS) lines.push(`… and ${changed.length - MAX_ROWS} more in report.json`);
   }
-  for (const note of diff.notes) lines.push(`note: ${note}`);
+  // Notes name a baseline's task ids, which may come from anyone.
+  for (const note of diff.notes) lines.push(terminalSafe(`note: ${note}`));
   return lines.join('\n');
 }
 
 export function formatGate(gate: GateResult): string {
   const table = makeTable({ head: ['gate rule', 'expected', 'actual', 'verdict'], wordWrap: true, colWidths: [28, 34, 64, 9] });
   for (const r of gate.results) table.push([r.rule, r.expected, r.actual + (r.detail ? `\n${r.detail}` : ''), r.passed ? 'pass' : 'FAIL']);
-  return `${table.toString()}\ngate (${gate.source}): ${gate.passed ? 'PASSED' : 'FAILED'}`;
+  return `${table.toString()}\ngate (${terminalSafe(gate.source)}): ${gate.passed ? 'PASSED' : 'FAILED'}`;
 }

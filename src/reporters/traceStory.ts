@@ -1,16 +1,8 @@
 import { SPAN_KIND, attr, compressionAttr, llmAttr, stepOf as stepAttr, toolAttr, type Span, type Trace } from '../schema/trace.js';
 import { modelLabel } from './modelLabel.js';
+import { terminalSafe } from './terminalSafe.js';
 
 const clip = (text: string, max: number) => (text.length > max ? `${text.slice(0, max)}…` : text);
-
-/**
- * A trace may come from anyone: its text must not drive the terminal. C0/C1 controls (ESC starts
- * colour, cursor, title and hyperlink sequences) and bidi overrides are shown as `\u{…}` escapes;
- * newlines and tabs stay.
- */
-// eslint-disable-next-line no-control-regex
-const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
-export const terminalSafe = (text: string): string => text.replace(CONTROL, (c) => `\\u{${c.codePointAt(0)!.toString(16)}}`);
 
 /** The final answer is printed whole up to this many characters (a hostile trace may hold megabytes). */
 const ANSWER_MAX = 20_000;

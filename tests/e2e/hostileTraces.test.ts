@@ -34,6 +34,20 @@ describe('tracegate replay of a hostile trace', () => {
     expect(result.stderr).not.toMatch(/[\u001b\u0007]/);
   });
 
+  it('diff prints a hostile baseline\'s task ids and answers as visible text (table, notes), never raw escapes', async () => {
+    const dir = tempDir();
+    const run = await runCli(['run', 'suites/demo.jsonl', '--cassettes', 'suites/demo/cassettes', '--out', path.join(dir, 'run'), '--no-html', '-q']);
+    expect([0, 1]).toContain(run.code);
+    const baseline = JSON.parse(readFileSync(path.join(dir, 'run', 'report.json'), 'utf8')) as { tasks: Array<{ id: string; status: string; answer_preview: string | null }> };
+    baseline.tasks.push({ ...baseline.tasks[0]!, id: 'gone\u001b]0;PWNED\u0007' });
+    baseline.tasks[0]!.status = baseline.tasks[0]!.status === 'passed' ? 'failed' : 'passed';
+    const file = path.join(dir, 'baseline.json');
+    writeFileSync(file, JSON.stringify(baseline));
+    const result = await runCli(['diff', path.join(dir, 'run', 'report.json'), file, '--out', path.join(dir, 'diffed')]);
+    expect(result.stdout).toContain('gone\\u{1b}]0;PWNED\\u{7}');
+    expect(result.stdout).not.toMatch(/[\u0007]|\u001b\]/);
+  });
+
   it('tells a trace of 100k tool spans, and clips a 5 MB final answer, saying how much is left out', async () => {
     const builder = new TraceBuilder().llm();
     for (let i = 0; i < 100_000; i++) builder.tool('list_files', { i });
