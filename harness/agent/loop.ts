@@ -46,6 +46,7 @@ export async function runAgent(task: AgentTask, deps: HarnessDeps, signal: Abort
   recorder.setRoot(runSettingsAttributes(settings));
   const opened = await openTools(settings, task.workspace);
   if ('error' in opened) return recorder.finish(null, 'error', opened.error);
+  if (opened.dropped.length > 0) recorder.setRoot({ 'mcp.tools_dropped': opened.dropped });
   try {
     return await agentLoop(task, deps, signal, recorder, opened);
   } finally {

@@ -2,13 +2,22 @@ import { TracegateError } from '../../src/schema/runError.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { z } from 'zod';
 import type { McpServerSpec } from '../../src/schema/mcpServer.js';
 import { capOutput, fault, ok, type Tool, type ToolResult } from '../tools/types.js';
+import { descendants, killAll, sessionMembers } from './processTree.js';
 
 const CONNECT_TIMEOUT_MS = 20_000;
 const MAX_TOOLS_PER_SERVER = 128;
 const MAX_DESCRIPTION_CHARS = 2000;
+/** A larger input schema is not offered: it would be sent to the model with every request. */
+const MAX_SCHEMA_CHARS = 32_000;
+const MAX_NAME_CHARS = 64;
+const STDERR_TAIL_CHARS = 1000;
+/** util-linux setsid: run as a child (not a group leader) it makes a session and execs, same pid. */
+const SETSID = ['/usr/bin/setsid', '/bin/setsid'].find((p) => existsSync(p));
 
 /** A tool an MCP server offers, as the harness runs it: `<server>__<tool>`. */
 export interface McpTool extends Tool {
@@ -19,6 +28,8 @@ export interface McpTool extends Tool {
 
 export interface McpToolset {
   tools: McpTool[];
+  /** Tools a server listed that are not offered, each `<server>:<tool>: why` (for the trace). */
+  dropped: string[];
   close(): Promise<void>;
 }
 
@@ -36,29 +47,76 @@ export class McpConnectError extends TracegateError {
  */
 export async function openMcpToolset(specs: readonly McpServerSpec[], workspace: string): Promise<McpToolset> {
   const clients: Client[] = [];
+  /** Server pids, kept at start: the SDK forgets a pid once its process has exited. */
+  const pids: number[] = [];
   const tools: McpTool[] = [];
+  const dropped: string[] = [];
   const close = async () => {
+    // Processes a server started must not outlive the task: the SDK only stops the server itself.
+    // With setsid the server leads its own session, so even children it left behind when it exited
+    // are found; without it, only what is still below the server now.
+    const below = pids.flatMap(descendants);
     await Promise.allSettled(clients.map((c) => c.close()));
+    killAll([...below, ...(SETSID ? pids.flatMap(sessionMembers) : [])]);
   };
   try {
     for (const spec of specs) {
-      const transport = new StdioClientTransport({ command: spec.command, args: spec.args, env: { PATH: '/usr/local/bin:/usr/bin:/bin', ...spec.env }, cwd: workspace, stderr: 'ignore' });
+      const [command, args] = SETSID ? [SETSID, [spec.command, ...spec.args]] : [spec.command, spec.args];
+      const transport = new StdioClientTransport({ command, args, env: { PATH: '/usr/local/bin:/usr/bin:/bin', ...spec.env }, cwd: workspace, stderr: 'pipe' });
+      // Drained as it comes (a server flooding stderr must not block), only the tail kept for errors.
+      let stderrTail = '';
+      transport.stderr?.on('data', (chunk: Buffer) => {
+        stderrTail = (stderrTail + chunk.toString('utf8')).slice(-STDERR_TAIL_CHARS);
+      });
       const client = new Client({ name: 'tracegate-harness', version: '1' });
       clients.push(client);
       try {
-        await client.connect(transport, { timeout: CONNECT_TIMEOUT_MS });
+        // The SDK spawns synchronously inside connect(): take the pid before awaiting the handshake.
+        const connected = client.connect(transport, { timeout: CONNECT_TIMEOUT_MS });
+        if (transport.pid) pids.push(transport.pid);
+        await connected;
         const listed = await client.listTools(undefined, { timeout: CONNECT_TIMEOUT_MS });
-        for (const tool of listed.tools.slice(0, MAX_TOOLS_PER_SERVER)) tools.push(wrap(spec, client, tool));
+        if (listed.tools.length > MAX_TOOLS_PER_SERVER) dropped.push(`${spec.name}: ${listed.tools.length - MAX_TOOLS_PER_SERVER} tools over the limit of ${MAX_TOOLS_PER_SERVER}`);
+        for (const tool of listed.tools.slice(0, MAX_TOOLS_PER_SERVER)) {
+          const why = refusal(tool, tools, spec);
+          if (why) dropped.push(`${spec.name}:${printable(tool.name)}: ${why}`);
+          else tools.push(wrap(spec, client, tool));
+        }
       } catch (error) {
-        throw new McpConnectError(`MCP server ${spec.name} (${spec.command}): ${(error as Error).message}`);
+        const said = stderrTail.replace(/[^\x20-\x7e\n\t]/g, '?').trim();
+        throw new McpConnectError(`MCP server ${spec.name} (${spec.command}): ${(error as Error).message}${said ? `; its stderr ended: ${said}` : ''}`);
       }
     }
   } catch (error) {
     await close();
     throw error;
   }
-  return { tools, close };
+  return { tools, dropped, close };
 }
+
+/** Why a listed tool is not offered, or null: its name is taken, or its schema is too large to send. */
+function refusal(tool: ListedTool, offered: readonly McpTool[], spec: McpServerSpec): string | null {
+  const name = harnessName(spec.name, tool.name);
+  if (offered.some((t) => t.name === name)) return `another tool of the server is already offered as ${name}`;
+  const size = JSON.stringify(tool.inputSchema ?? {}).length;
+  if (size > MAX_SCHEMA_CHARS) return `input schema of ${size} characters is over the limit of ${MAX_SCHEMA_CHARS}`;
+  return null;
+}
+
+/**
+ * `<server>__<tool>` in the characters and length tool names may have. A name that had to be
+ * changed gets a short hash of the original, so two tools whose names differ only in what was
+ * replaced or cut (`a b` and `a_b`) stay two tools.
+ */
+export function harnessName(server: string, tool: string): string {
+  const plain = `${server}__${tool}`;
+  const safe = plain.replace(/[^A-Za-z0-9_-]/g, '_');
+  if (safe === plain && plain.length <= MAX_NAME_CHARS) return plain;
+  const hash = createHash('sha256').update(tool).digest('hex').slice(0, 8);
+  return `${safe.slice(0, MAX_NAME_CHARS - hash.length - 1)}_${hash}`;
+}
+
+const printable = (name: string) => JSON.stringify(name.slice(0, 80));
 
 interface ListedTool {
   name: string;
@@ -67,7 +125,7 @@ interface ListedTool {
 }
 
 function wrap(spec: McpServerSpec, client: Client, listed: ListedTool): McpTool {
-  const name = `${spec.name}__${listed.name}`.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 64);
+  const name = harnessName(spec.name, listed.name);
   let schema: z.ZodType;
   try {
     schema = z.fromJSONSchema(listed.inputSchema as Parameters<typeof z.fromJSONSchema>[0]);

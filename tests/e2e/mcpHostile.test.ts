@@ -1,0 +1,88 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { TraceSchema, toolSpans, type Trace } from '../../src/schema/trace.js';
+import { ROOT, runCli, tempDir } from '../helpers/cli.js';
+import { FakeOpenAIServer, type ChatRequestBody, type ScriptedReply } from '../helpers/openaiServer.js';
+
+const HOSTILE = path.join(ROOT, 'tests/helpers/mcpHostileServer.mjs');
+
+/** One task against the hostile MCP server (as `h`), the model scripted by `reply`; returns its trace. */
+async function runAgainst(server: { command: string; args: string[]; env: Record<string, string> }, reply: (body: ChatRequestBody, i: number) => ScriptedReply) {
+  const dir = tempDir();
+  writeFileSync(path.join(dir, 'suite.jsonl'), JSON.stringify({ id: 'hostile', prompt: 'Use the tools.', max_steps: 4 }) + '\n');
+  const policy = JSON.parse(readFileSync(path.join(ROOT, 'harness/policy/default-policy.json'), 'utf8'));
+  policy.mcp_tools = 'allow';
+  writeFileSync(path.join(dir, 'policy.json'), JSON.stringify(policy));
+  writeFileSync(path.join(dir, 'variant.json'), JSON.stringify({ schema_version: 'variant/v1', name: 'hostile', policy: 'policy.json', mcp_servers: [{ name: 'h', timeout_ms: 5000, ...server }] }));
+  const model = new FakeOpenAIServer(reply);
+  const baseURL = await model.start();
+  const out = path.join(dir, 'out');
+  try {
+    const result = await runCli(['run', path.join(dir, 'suite.jsonl'), '--model', 'm', '--base-url', baseURL, '--variant', path.join(dir, 'variant.json'), '--out', out, '-q', '--no-html']);
+    const trace: Trace = TraceSchema.parse(JSON.parse(readFileSync(path.join(out, 'traces/hostile.e0.json'), 'utf8')));
+    return { result, trace, requests: model.requests };
+  } finally {
+    await model.stop();
+  }
+}
+
+/** Running (a killed process may stay a zombie until init reaps it: that is not alive). */
+const alive = (pid: number) => {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return !/^[ZX]/.test(stat.slice(stat.lastIndexOf(')') + 2));
+  } catch {
+    return false;
+  }
+};
+
+describe('hostile MCP servers', () => {
+  it('tools whose names collide once made safe stay distinct; a duplicate name or an oversized schema is dropped and named in the trace', async () => {
+    const { result, trace, requests } = await runAgainst({ command: 'node', args: [HOSTILE], env: { MODE: 'names' } }, (body, i) => {
+      if (i > 0) return { content: 'done' };
+      const spaced = body.tools!.find((t) => t.function.description === 'the tool a b')!.function.name;
+      return { tool_calls: [{ name: spaced, arguments: '{}' }, { name: 'h__a_b', arguments: '{}' }] };
+    });
+    expect(result.code, result.stdout + result.stderr).toBe(0);
+    const names = requests[0]!.body.tools!.map((t) => t.function.name);
+    expect(new Set(names).size).toBe(names.length);
+    const offered = names.filter((n) => n.startsWith('h__'));
+    expect(offered).toHaveLength(4);
+    expect(offered.every((n) => /^[A-Za-z0-9_-]{1,64}$/.test(n))).toBe(true);
+    expect(offered).toContain('h__a_b');
+    // Each name reaches the tool it was offered for.
+    expect(toolSpans(trace).map((s) => String(s.attributes['result.preview']))).toEqual(['called "a b"', 'called "a_b"']);
+    const dropped = trace.spans[0]!.attributes['mcp.tools_dropped'] as string[];
+    expect(dropped).toHaveLength(2);
+    expect(dropped.find((d) => d.startsWith('h:"a_b"'))).toContain('already offered');
+    expect(dropped.find((d) => d.startsWith('h:"huge"'))).toContain('input schema');
+    expect(JSON.stringify(requests[0]!.body.tools).length).toBeLessThan(100_000);
+  });
+
+  it('processes a server started do not outlive the task, even when the server died first and ignores SIGTERM', async () => {
+    let childPid = 0;
+    const { result } = await runAgainst({ command: 'node', args: [HOSTILE], env: { MODE: 'orphan' } }, (body, i) => {
+      if (i === 0) return { tool_calls: [{ name: 'h__leave_child', arguments: '{}' }] };
+      if (i === 1) {
+        childPid = Number(/child (\d+)/.exec(JSON.stringify(body.messages))![1]);
+        expect(alive(childPid)).toBe(true);
+        return { tool_calls: [{ name: 'h__crash', arguments: '{}' }] };
+      }
+      return { content: 'done' };
+    });
+    expect(result.code, result.stdout + result.stderr).toBe(0);
+    expect(childPid).toBeGreaterThan(0);
+    expect(alive(childPid)).toBe(false);
+  });
+
+  it('a server that exits at start is an MCP_CONNECT run error that quotes its stderr; so is a command that does not exist', async () => {
+    const dies = await runAgainst({ command: 'node', args: [HOSTILE], env: { MODE: 'die' } }, () => ({ content: 'never asked' }));
+    expect(dies.requests).toHaveLength(0);
+    expect(dies.trace.error).toMatchObject({ code: 'MCP_CONNECT' });
+    expect(dies.trace.error!.message).toContain('tickets.toml is missing');
+    const missing = await runAgainst({ command: 'tracegate-no-such-server', args: [], env: {} }, () => ({ content: 'never asked' }));
+    expect(missing.trace.error).toMatchObject({ code: 'MCP_CONNECT' });
+    expect(missing.trace.error!.message).toMatch(/tracegate-no-such-server.*(No such file|ENOENT)/s);
+  });
+});

@@ -1,0 +1,48 @@
+// A hostile stdio MCP server, raw JSON-RPC so it can break the rules the SDK would enforce.
+// MODE picks the hostility: names (colliding and duplicate tool names, an oversized schema),
+// orphan (a tool leaves a child behind, then the server dies), die (exits at start, saying why on stderr).
+import { spawn } from 'node:child_process';
+import readline from 'node:readline';
+
+const MODE = process.env.MODE ?? 'names';
+if (MODE === 'die') {
+  process.stderr.write('fatal: the config file tickets.toml is missing\n');
+  process.exit(1);
+}
+process.on('SIGTERM', () => {}); // a server that ignores being asked to stop
+const send = (message) => process.stdout.write(JSON.stringify(message) + '\n');
+const tool = (name, inputSchema = { type: 'object', properties: {} }) => ({ name, description: `the tool ${name}`, inputSchema });
+const TOOLS = {
+  names: [
+    tool('a b'),
+    tool('a_b'),
+    tool('a_b'),
+    tool('x'.repeat(70) + '1'),
+    tool('x'.repeat(70) + '2'),
+    tool('huge', { type: 'object', properties: Object.fromEntries(Array.from({ length: 2000 }, (_, i) => [`p${i}`, { type: 'string', description: 'd'.repeat(100) }])) }),
+  ],
+  orphan: [tool('leave_child'), tool('crash')],
+};
+readline.createInterface({ input: process.stdin }).on('line', (line) => {
+  let m;
+  try {
+    m = JSON.parse(line);
+  } catch {
+    return;
+  }
+  if (m.method === 'initialize') {
+    send({ jsonrpc: '2.0', id: m.id, result: { protocolVersion: m.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 'hostile', version: '1' } } });
+  } else if (m.method === 'tools/list') {
+    send({ jsonrpc: '2.0', id: m.id, result: { tools: TOOLS[MODE] } });
+  } else if (m.method === 'tools/call') {
+    const reply = (text) => send({ jsonrpc: '2.0', id: m.id, result: { content: [{ type: 'text', text }] } });
+    if (m.params.name === 'leave_child') {
+      const child = spawn('sleep', ['600'], { stdio: 'ignore' });
+      child.unref();
+      reply(`child ${child.pid}`);
+    } else if (m.params.name === 'crash') process.exit(3);
+    else reply(`called ${JSON.stringify(m.params.name)}`);
+  } else if (m.id !== undefined && m.method) {
+    send({ jsonrpc: '2.0', id: m.id, error: { code: -32601, message: 'method not found' } });
+  }
+});
