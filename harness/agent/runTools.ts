@@ -12,12 +12,12 @@ export interface OpenedTools {
   close(): Promise<void>;
 }
 
-export async function openTools(settings: HarnessSettings, workspace: string): Promise<OpenedTools | { error: { code: string; message: string } }> {
+export async function openTools(settings: HarnessSettings, workspace: string, signal?: AbortSignal): Promise<OpenedTools | { error: { code: string; message: string } }> {
   if (settings.mcpServers.length === 0) return { list: [], byName: new Map(), dropped: [], close: async () => {} };
   // The MCP SDK (and its JSON Schema stack) loads only for a task that has MCP servers: most runs never pay for it.
   const { McpConnectError, openMcpToolset } = await import('../mcp/mcpToolset.js');
   try {
-    const toolset = await openMcpToolset(settings.mcpServers, workspace);
+    const toolset = await openMcpToolset(settings.mcpServers, workspace, signal);
     return { list: toolset.tools, byName: new Map(toolset.tools.map((t) => [t.name, t])), dropped: toolset.dropped, close: toolset.close };
   } catch (error) {
     if (error instanceof McpConnectError) return { error: { code: error.code, message: error.message } };

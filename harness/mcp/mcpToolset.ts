@@ -45,7 +45,7 @@ export class McpConnectError extends TracegateError {
  * zod), results capped, `isError` a TOOL_ERROR the model sees, a timeout a COMMAND_TIMEOUT.
  * The servers are the user's own programs: they run outside the sandbox; the policy governs calls.
  */
-export async function openMcpToolset(specs: readonly McpServerSpec[], workspace: string): Promise<McpToolset> {
+export async function openMcpToolset(specs: readonly McpServerSpec[], workspace: string, signal?: AbortSignal): Promise<McpToolset> {
   const clients: Client[] = [];
   /** Server pids, kept at start: the SDK forgets a pid once its process has exited. */
   const pids: number[] = [];
@@ -55,9 +55,12 @@ export async function openMcpToolset(specs: readonly McpServerSpec[], workspace:
     // Processes a server started must not outlive the task: the SDK only stops the server itself.
     // With setsid the server leads its own session, so even children it left behind when it exited
     // are found; without it, only what is still below the server now.
-    const below = pids.flatMap(descendants);
+    const everyone = () => [...pids.flatMap(descendants), ...(SETSID ? pids.flatMap(sessionMembers) : [])];
+    // A task that timed out or was interrupted does not give servers the SDK's graceful seconds.
+    if (signal?.aborted) killAll([...pids, ...everyone()]);
+    const below = everyone();
     await Promise.allSettled(clients.map((c) => c.close()));
-    killAll([...below, ...(SETSID ? pids.flatMap(sessionMembers) : [])]);
+    killAll([...below, ...everyone()]);
   };
   try {
     for (const spec of specs) {
@@ -72,10 +75,10 @@ export async function openMcpToolset(specs: readonly McpServerSpec[], workspace:
       clients.push(client);
       try {
         // The SDK spawns synchronously inside connect(): take the pid before awaiting the handshake.
-        const connected = client.connect(transport, { timeout: CONNECT_TIMEOUT_MS });
+        const connected = client.connect(transport, { timeout: CONNECT_TIMEOUT_MS, ...(signal ? { signal } : {}) });
         if (transport.pid) pids.push(transport.pid);
         await connected;
-        const listed = await client.listTools(undefined, { timeout: CONNECT_TIMEOUT_MS });
+        const listed = await client.listTools(undefined, { timeout: CONNECT_TIMEOUT_MS, ...(signal ? { signal } : {}) });
         if (listed.tools.length > MAX_TOOLS_PER_SERVER) dropped.push(`${spec.name}: ${listed.tools.length - MAX_TOOLS_PER_SERVER} tools over the limit of ${MAX_TOOLS_PER_SERVER}`);
         for (const tool of listed.tools.slice(0, MAX_TOOLS_PER_SERVER)) {
           const why = refusal(tool, tools, spec);
@@ -83,6 +86,7 @@ export async function openMcpToolset(specs: readonly McpServerSpec[], workspace:
           else tools.push(wrap(spec, client, tool));
         }
       } catch (error) {
+        if (signal?.aborted) throw signal.reason;
         const said = stderrTail.replace(/[^\x20-\x7e\n\t]/g, '?').trim();
         throw new McpConnectError(`MCP server ${spec.name} (${spec.command}): ${(error as Error).message}${said ? `; its stderr ended: ${said}` : ''}`);
       }

@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { TraceSchema, toolSpans, type Trace } from '../../src/schema/trace.js';
@@ -8,9 +8,13 @@ import { FakeOpenAIServer, type ChatRequestBody, type ScriptedReply } from '../h
 const HOSTILE = path.join(ROOT, 'tests/helpers/mcpHostileServer.mjs');
 
 /** One task against the hostile MCP server (as `h`), the model scripted by `reply`; returns its trace. */
-async function runAgainst(server: { command: string; args: string[]; env: Record<string, string> }, reply: (body: ChatRequestBody, i: number) => ScriptedReply) {
+async function runAgainst(
+  server: { command: string; args: string[]; env: Record<string, string> },
+  reply: (body: ChatRequestBody, i: number) => ScriptedReply,
+  task: Record<string, unknown> = {},
+) {
   const dir = tempDir();
-  writeFileSync(path.join(dir, 'suite.jsonl'), JSON.stringify({ id: 'hostile', prompt: 'Use the tools.', max_steps: 4 }) + '\n');
+  writeFileSync(path.join(dir, 'suite.jsonl'), JSON.stringify({ id: 'hostile', prompt: 'Use the tools.', max_steps: 4, ...task }) + '\n');
   const policy = JSON.parse(readFileSync(path.join(ROOT, 'harness/policy/default-policy.json'), 'utf8'));
   policy.mcp_tools = 'allow';
   writeFileSync(path.join(dir, 'policy.json'), JSON.stringify(policy));
@@ -20,8 +24,10 @@ async function runAgainst(server: { command: string; args: string[]; env: Record
   const out = path.join(dir, 'out');
   try {
     const result = await runCli(['run', path.join(dir, 'suite.jsonl'), '--model', 'm', '--base-url', baseURL, '--variant', path.join(dir, 'variant.json'), '--out', out, '-q', '--no-html']);
-    const trace: Trace = TraceSchema.parse(JSON.parse(readFileSync(path.join(out, 'traces/hostile.e0.json'), 'utf8')));
-    return { result, trace, requests: model.requests };
+    const report = JSON.parse(readFileSync(path.join(out, 'report.json'), 'utf8')) as { tasks: Array<{ error?: { code: string } | null }> };
+    const traceFile = path.join(out, 'traces/hostile.e0.json');
+    const trace: Trace | null = existsSync(traceFile) ? TraceSchema.parse(JSON.parse(readFileSync(traceFile, 'utf8'))) : null;
+    return { result, trace: trace!, report, requests: model.requests };
   } finally {
     await model.stop();
   }
@@ -84,5 +90,17 @@ describe('hostile MCP servers', () => {
     const missing = await runAgainst({ command: 'tracegate-no-such-server', args: [], env: {} }, () => ({ content: 'never asked' }));
     expect(missing.trace.error).toMatchObject({ code: 'MCP_CONNECT' });
     expect(missing.trace.error!.message).toMatch(/tracegate-no-such-server.*(No such file|ENOENT)/s);
+  });
+
+  // The guard is the test's own timeout: before, the task's 1.5 s timeout left the server's 20 s
+  // handshake (and the SDK's graceful close) running, and the CLI exited only after both.
+  it('a server that never answers the handshake is bounded by the task timeout and leaves nothing running', { timeout: 15_000 }, async () => {
+    const pidFile = path.join(tempDir(), 'pids');
+    const { report, requests } = await runAgainst({ command: 'node', args: [HOSTILE], env: { MODE: 'hang', PIDFILE: pidFile } }, () => ({ content: 'never asked' }), { timeout_ms: 1500 });
+    expect(requests).toHaveLength(0);
+    expect(report.tasks[0]!.error).toMatchObject({ code: 'TASK_TIMEOUT' });
+    const pids = readFileSync(pidFile, 'utf8').split(' ').map(Number);
+    expect(pids).toHaveLength(2);
+    for (const pid of pids) expect(alive(pid), `pid ${pid}`).toBe(false);
   });
 });

@@ -1,7 +1,9 @@
 // A hostile stdio MCP server, raw JSON-RPC so it can break the rules the SDK would enforce.
 // MODE picks the hostility: names (colliding and duplicate tool names, an oversized schema),
-// orphan (a tool leaves a child behind, then the server dies), die (exits at start, saying why on stderr).
+// orphan (a tool leaves a child behind, then the server dies), die (exits at start, saying why on stderr),
+// hang (starts a child, writes both pids to PIDFILE, never answers initialize).
 import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import readline from 'node:readline';
 
 const MODE = process.env.MODE ?? 'names';
@@ -10,6 +12,12 @@ if (MODE === 'die') {
   process.exit(1);
 }
 process.on('SIGTERM', () => {}); // a server that ignores being asked to stop
+if (MODE === 'hang') {
+  const child = spawn('sleep', ['600'], { stdio: 'ignore' });
+  writeFileSync(process.env.PIDFILE, `${process.pid} ${child.pid}`);
+  process.stdin.on('data', () => {});
+  setInterval(() => {}, 1000);
+}
 const send = (message) => process.stdout.write(JSON.stringify(message) + '\n');
 const tool = (name, inputSchema = { type: 'object', properties: {} }) => ({ name, description: `the tool ${name}`, inputSchema });
 const TOOLS = {
@@ -30,6 +38,7 @@ readline.createInterface({ input: process.stdin }).on('line', (line) => {
   } catch {
     return;
   }
+  if (MODE === 'hang') return;
   if (m.method === 'initialize') {
     send({ jsonrpc: '2.0', id: m.id, result: { protocolVersion: m.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 'hostile', version: '1' } } });
   } else if (m.method === 'tools/list') {
