@@ -67,11 +67,16 @@ export async function openMcpToolset(specs: readonly McpServerSpec[], workspace:
       const [command, args] = SETSID ? [SETSID, [spec.command, ...spec.args]] : [spec.command, spec.args];
       const transport = new StdioClientTransport({ command, args, env: { PATH: '/usr/local/bin:/usr/bin:/bin', ...spec.env }, cwd: workspace, stderr: 'pipe' });
       // Drained as it comes (a server flooding stderr must not block), only the tail kept for errors.
-      let stderrTail = '';
+      const health: ServerHealth = { stderrTail: '', transportErrors: [] };
       transport.stderr?.on('data', (chunk: Buffer) => {
-        stderrTail = (stderrTail + chunk.toString('utf8')).slice(-STDERR_TAIL_CHARS);
+        health.stderrTail = (health.stderrTail + chunk.toString('utf8')).slice(-STDERR_TAIL_CHARS);
       });
       const client = new Client({ name: 'tracegate-harness', version: '1' });
+      // Why a connection broke (a reply over the SDK's 10 MB, say): the call itself only learns "Connection closed".
+      // The first few: what broke the connection comes first, what it broke into follows.
+      client.onerror = (error) => {
+        if (health.transportErrors.length < 3) health.transportErrors.push(error.message.slice(0, 200));
+      };
       clients.push(client);
       try {
         // The SDK spawns synchronously inside connect(): take the pid before awaiting the handshake.
@@ -83,12 +88,11 @@ export async function openMcpToolset(specs: readonly McpServerSpec[], workspace:
         for (const tool of listed.tools.slice(0, MAX_TOOLS_PER_SERVER)) {
           const why = refusal(tool, tools, spec);
           if (why) dropped.push(`${spec.name}:${printable(tool.name)}: ${why}`);
-          else tools.push(wrap(spec, client, tool));
+          else tools.push(wrap(spec, client, tool, health));
         }
       } catch (error) {
         if (signal?.aborted) throw signal.reason;
-        const said = stderrTail.replace(/[^\x20-\x7e\n\t]/g, '?').trim();
-        throw new McpConnectError(`MCP server ${spec.name} (${spec.command}): ${(error as Error).message}${said ? `; its stderr ended: ${said}` : ''}`);
+        throw new McpConnectError(`MCP server ${spec.name} (${spec.command}): ${(error as Error).message}${stderrEnd(health)}`);
       }
     }
   } catch (error) {
@@ -128,7 +132,18 @@ interface ListedTool {
   inputSchema: Record<string, unknown>;
 }
 
-function wrap(spec: McpServerSpec, client: Client, listed: ListedTool): McpTool {
+/** What the harness saw of a server besides its replies, for error messages. */
+interface ServerHealth {
+  stderrTail: string;
+  transportErrors: string[];
+}
+
+function stderrEnd(health: ServerHealth): string {
+  const said = health.stderrTail.replace(/[^\x20-\x7e\n\t]/g, '?').trim();
+  return said ? `; its stderr ended: ${said}` : '';
+}
+
+function wrap(spec: McpServerSpec, client: Client, listed: ListedTool, health: ServerHealth): McpTool {
   const name = harnessName(spec.name, listed.name);
   let schema: z.ZodType;
   try {
@@ -150,7 +165,9 @@ function wrap(spec: McpServerSpec, client: Client, listed: ListedTool): McpTool 
         if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
           return fault('COMMAND_TIMEOUT', `${name} did not answer within ${spec.timeout_ms} ms`, { suggestion: 'try a smaller request, or continue without it' });
         }
-        return fault('COMMAND_FAILED', `${name} failed: ${(error as Error).message}`);
+        const closed = (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) || (error as Error).message === 'Not connected';
+        const why = closed ? `${health.transportErrors.map((e) => `; ${e}`).join('')}${stderrEnd(health)}` : '';
+        return fault('COMMAND_FAILED', `${name} failed: ${(error as Error).message}${why}`);
       }
       const text = resultText(result);
       const capped = capOutput(text, ctx.outputCap);

@@ -82,6 +82,22 @@ describe('hostile MCP servers', () => {
     expect(alive(childPid)).toBe(false);
   });
 
+  it('a call whose server crashed or sent an oversized reply is a COMMAND_FAILED that says why', async () => {
+    for (const [tool, why] of [
+      ['h__crash', 'panic: out of tickets'],
+      ['h__flood', 'exceeded maximum size'],
+    ] as const) {
+      const { result, trace } = await runAgainst({ command: 'node', args: [HOSTILE], env: { MODE: 'orphan' } }, (_body, i) => (i === 0 ? { tool_calls: [{ name: tool, arguments: '{}' }, { name: 'h__leave_child', arguments: '{}' }] } : { content: 'done' }));
+      expect(result.code, result.stdout + result.stderr).toBe(0);
+      const spans = toolSpans(trace).map((s) => s.attributes);
+      expect(spans[0]).toMatchObject({ error_type: 'COMMAND_FAILED', executed: true });
+      expect(String(spans[0]!['message'])).toContain(why);
+      // The next call to the dead server fails the same way, not as a crash of the harness.
+      expect(spans[1]).toMatchObject({ error_type: 'COMMAND_FAILED' });
+      expect(String(spans[1]!['message'])).toContain(why);
+    }
+  });
+
   it('a server that exits at start is an MCP_CONNECT run error that quotes its stderr; so is a command that does not exist', async () => {
     const dies = await runAgainst({ command: 'node', args: [HOSTILE], env: { MODE: 'die' } }, () => ({ content: 'never asked' }));
     expect(dies.requests).toHaveLength(0);

@@ -1,6 +1,6 @@
 // A hostile stdio MCP server, raw JSON-RPC so it can break the rules the SDK would enforce.
 // MODE picks the hostility: names (colliding and duplicate tool names, an oversized schema),
-// orphan (a tool leaves a child behind, then the server dies), die (exits at start, saying why on stderr),
+// orphan (a tool leaves a child behind, one crashes saying why on stderr, one replies over 10 MB), die (exits at start, saying why on stderr),
 // hang (starts a child, writes both pids to PIDFILE, never answers initialize).
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -29,7 +29,7 @@ const TOOLS = {
     tool('x'.repeat(70) + '2'),
     tool('huge', { type: 'object', properties: Object.fromEntries(Array.from({ length: 2000 }, (_, i) => [`p${i}`, { type: 'string', description: 'd'.repeat(100) }])) }),
   ],
-  orphan: [tool('leave_child'), tool('crash')],
+  orphan: [tool('leave_child'), tool('crash'), tool('flood')],
 };
 readline.createInterface({ input: process.stdin }).on('line', (line) => {
   let m;
@@ -49,7 +49,9 @@ readline.createInterface({ input: process.stdin }).on('line', (line) => {
       const child = spawn('sleep', ['600'], { stdio: 'ignore' });
       child.unref();
       reply(`child ${child.pid}`);
-    } else if (m.params.name === 'crash') process.exit(3);
+    } else if (m.params.name === 'crash') {
+      process.stderr.write('panic: out of tickets\n', () => process.exit(3));
+    } else if (m.params.name === 'flood') reply('F'.repeat(11 * 1024 * 1024));
     else reply(`called ${JSON.stringify(m.params.name)}`);
   } else if (m.id !== undefined && m.method) {
     send({ jsonrpc: '2.0', id: m.id, error: { code: -32601, message: 'method not found' } });
