@@ -55,9 +55,17 @@ export async function openMcpToolset(specs: readonly McpServerSpec[], workspace:
     // Processes a server started must not outlive the task: the SDK only stops the server itself.
     // With setsid the server leads its own session, so even children it left behind when it exited
     // are found; without it, only what is still below the server now.
-    const everyone = () => [...pids.flatMap(descendants), ...(SETSID ? pids.flatMap(sessionMembers) : [])];
+    // A server pid counts only while it is still our child: once it has exited the pid may be reused.
+    const live = () => new Set(descendants(process.pid));
+    const everyone = () => {
+      const mine = live();
+      return [...pids.filter((p) => mine.has(p)).flatMap(descendants), ...(SETSID ? pids.flatMap(sessionMembers) : [])];
+    };
     // A task that timed out or was interrupted does not give servers the SDK's graceful seconds.
-    if (signal?.aborted) killAll([...pids, ...everyone()]);
+    if (signal?.aborted) {
+      const mine = live();
+      killAll([...pids.filter((p) => mine.has(p)), ...everyone()]);
+    }
     const below = everyone();
     await Promise.allSettled(clients.map((c) => c.close()));
     killAll([...below, ...everyone()]);
