@@ -8,6 +8,7 @@ import { z } from 'zod';
 import type { McpServerSpec } from '../../src/schema/mcpServer.js';
 import { capOutput, fault, ok, type Tool, type ToolResult } from '../tools/types.js';
 import { descendants, killAll, sessionMembers } from './processTree.js';
+import { withoutPatterns } from './withoutPatterns.js';
 
 const CONNECT_TIMEOUT_MS = 20_000;
 const MAX_TOOLS_PER_SERVER = 128;
@@ -155,7 +156,7 @@ function wrap(spec: McpServerSpec, client: Client, listed: ListedTool, health: S
   const name = harnessName(spec.name, listed.name);
   let schema: z.ZodType;
   try {
-    schema = z.fromJSONSchema(listed.inputSchema as Parameters<typeof z.fromJSONSchema>[0]);
+    schema = z.fromJSONSchema(withoutPatterns(listed.inputSchema) as Parameters<typeof z.fromJSONSchema>[0]);
   } catch {
     schema = z.record(z.string(), z.unknown());
   }

@@ -98,6 +98,21 @@ describe('hostile MCP servers', () => {
     }
   });
 
+  // Guarded by the test's timeout: before, validating the argument ran the server's regex in the
+  // harness, blocking the process (and every timer) for hours.
+  it("a schema's catastrophic pattern is left to the server; the rest of the schema is still checked", { timeout: 15_000 }, async () => {
+    const { result, trace } = await runAgainst({ command: 'node', args: [HOSTILE], env: { MODE: 'patterns' } }, (_body, i) =>
+      i === 0
+        ? { tool_calls: [{ name: 'h__redos', arguments: JSON.stringify({ q: 'a'.repeat(40) + '!' }) }, { name: 'h__named_pattern', arguments: '{"other": 1}' }, { name: 'h__named_pattern', arguments: '{"pattern": "x"}' }] }
+        : { content: 'done' },
+    );
+    expect(result.code, result.stdout + result.stderr).toBe(0);
+    const spans = toolSpans(trace).map((s) => s.attributes);
+    expect(spans[0]).toMatchObject({ executed: true, 'result.preview': 'called "redos"' });
+    expect(spans[1]).toMatchObject({ error_type: 'INVALID_ARGUMENTS', executed: false });
+    expect(spans[2]).toMatchObject({ executed: true, 'result.preview': 'called "named_pattern"' });
+  });
+
   it('a server that exits at start is an MCP_CONNECT run error that quotes its stderr; so is a command that does not exist', async () => {
     const dies = await runAgainst({ command: 'node', args: [HOSTILE], env: { MODE: 'die' } }, () => ({ content: 'never asked' }));
     expect(dies.requests).toHaveLength(0);
