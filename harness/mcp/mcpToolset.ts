@@ -15,6 +15,8 @@ const MAX_TOOLS_PER_SERVER = 128;
 const MAX_DESCRIPTION_CHARS = 2000;
 /** A larger input schema is not offered: it would be sent to the model with every request. */
 const MAX_SCHEMA_CHARS = 32_000;
+/** All MCP tools' schemas and descriptions together (many servers × many tools × 32 kB would not fit any request). */
+const MAX_TOTAL_CHARS = 256_000;
 const MAX_NAME_CHARS = 64;
 const STDERR_TAIL_CHARS = 1000;
 /** util-linux setsid: run as a child (not a group leader) it makes a session and execs, same pid. */
@@ -52,6 +54,7 @@ export async function openMcpToolset(specs: readonly McpServerSpec[], workspace:
   const pids: number[] = [];
   const tools: McpTool[] = [];
   const dropped: string[] = [];
+  const budget = { left: MAX_TOTAL_CHARS };
   const close = async () => {
     // Processes a server started must not outlive the task: the SDK only stops the server itself.
     // With setsid the server leads its own session, so even children it left behind when it exited
@@ -95,7 +98,7 @@ export async function openMcpToolset(specs: readonly McpServerSpec[], workspace:
         const listed = await client.listTools(undefined, { timeout: CONNECT_TIMEOUT_MS, ...(signal ? { signal } : {}) });
         if (listed.tools.length > MAX_TOOLS_PER_SERVER) dropped.push(`${spec.name}: ${listed.tools.length - MAX_TOOLS_PER_SERVER} tools over the limit of ${MAX_TOOLS_PER_SERVER}`);
         for (const tool of listed.tools.slice(0, MAX_TOOLS_PER_SERVER)) {
-          const why = refusal(tool, tools, spec);
+          const why = refusal(tool, tools, spec, budget);
           if (why) dropped.push(`${spec.name}:${printable(tool.name)}: ${why}`);
           else tools.push(wrap(spec, client, tool, health));
         }
@@ -112,11 +115,14 @@ export async function openMcpToolset(specs: readonly McpServerSpec[], workspace:
 }
 
 /** Why a listed tool is not offered, or null: its name is taken, or its schema is too large to send. */
-function refusal(tool: ListedTool, offered: readonly McpTool[], spec: McpServerSpec): string | null {
+function refusal(tool: ListedTool, offered: readonly McpTool[], spec: McpServerSpec, budget: { left: number }): string | null {
   const name = harnessName(spec.name, tool.name);
   if (offered.some((t) => t.name === name)) return `another tool of the server is already offered as ${name}`;
   const size = JSON.stringify(tool.inputSchema ?? {}).length;
   if (size > MAX_SCHEMA_CHARS) return `input schema of ${size} characters is over the limit of ${MAX_SCHEMA_CHARS}`;
+  const cost = size + Math.min(tool.description?.length ?? 0, MAX_DESCRIPTION_CHARS);
+  if (cost > budget.left) return `the MCP tools before it already use the ${MAX_TOTAL_CHARS} characters of schema and description allowed`;
+  budget.left -= cost;
   return null;
 }
 

@@ -66,6 +66,18 @@ describe('hostile MCP servers', () => {
     expect(JSON.stringify(requests[0]!.body.tools).length).toBeLessThan(100_000);
   });
 
+  it('many large schemas together are capped: the tools past the budget are dropped and named', async () => {
+    const { result, trace, requests } = await runAgainst({ command: 'node', args: [HOSTILE], env: { MODE: 'bulky' } }, () => ({ content: 'done' }));
+    expect(result.code, result.stdout + result.stderr).toBe(0);
+    const offered = requests[0]!.body.tools!.filter((t) => t.function.name.startsWith('h__'));
+    expect(offered.length).toBeGreaterThan(0);
+    expect(offered.length).toBeLessThan(100);
+    expect(JSON.stringify(requests[0]!.body.tools).length).toBeLessThan(300_000);
+    const dropped = trace.spans[0]!.attributes['mcp.tools_dropped'] as string[];
+    expect(dropped).toHaveLength(100 - offered.length);
+    expect(dropped[0]).toContain('characters of schema and description allowed');
+  });
+
   it('processes a server started do not outlive the task, even when the server died first and ignores SIGTERM', async () => {
     let childPid = 0;
     const { result } = await runAgainst({ command: 'node', args: [HOSTILE], env: { MODE: 'orphan' } }, (body, i) => {

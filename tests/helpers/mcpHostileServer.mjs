@@ -1,7 +1,7 @@
 // A hostile stdio MCP server, raw JSON-RPC so it can break the rules the SDK would enforce.
 // MODE picks the hostility: names (colliding and duplicate tool names, an oversized schema),
 // orphan (a tool leaves a child behind, one crashes saying why on stderr, one replies over 10 MB), die (exits at start, saying why on stderr),
-// patterns (a catastrophic regex in a schema), hang (starts a child, writes both pids to PIDFILE, never answers initialize).
+// bulky (many large schemas), patterns (a catastrophic regex in a schema), hang (starts a child, writes both pids to PIDFILE, never answers initialize).
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import readline from 'node:readline';
@@ -30,6 +30,8 @@ const TOOLS = {
     tool('huge', { type: 'object', properties: Object.fromEntries(Array.from({ length: 2000 }, (_, i) => [`p${i}`, { type: 'string', description: 'd'.repeat(100) }])) }),
   ],
   orphan: [tool('leave_child'), tool('crash'), tool('flood')],
+  // 100 tools of about 27 kB each: each under the per-tool limit, together far over what a request should carry.
+  bulky: Array.from({ length: 100 }, (_, n) => tool(`bulky_${n}`, { type: 'object', properties: Object.fromEntries(Array.from({ length: 250 }, (_, i) => [`p${i}`, { type: 'string', description: 'd'.repeat(80) }])) })),
   patterns: [
     tool('redos', { type: 'object', properties: { q: { type: 'string', pattern: '^(a+)+$' } }, required: ['q'] }),
     tool('named_pattern', { type: 'object', properties: { pattern: { type: 'string' } }, required: ['pattern'], additionalProperties: false }),
