@@ -87,7 +87,7 @@ export async function openMcpToolset(specs: readonly McpServerSpec[], workspace:
       // Why a connection broke (a reply over the SDK's 10 MB, say): the call itself only learns "Connection closed".
       // The first few: what broke the connection comes first, what it broke into follows.
       client.onerror = (error) => {
-        if (health.transportErrors.length < 3) health.transportErrors.push(error.message.slice(0, 200));
+        if (health.transportErrors.length < 3) health.transportErrors.push(printable(error.message.slice(0, 200)));
       };
       clients.push(client);
       try {
@@ -99,12 +99,12 @@ export async function openMcpToolset(specs: readonly McpServerSpec[], workspace:
         if (listed.tools.length > MAX_TOOLS_PER_SERVER) dropped.push(`${spec.name}: ${listed.tools.length - MAX_TOOLS_PER_SERVER} tools over the limit of ${MAX_TOOLS_PER_SERVER}`);
         for (const tool of listed.tools.slice(0, MAX_TOOLS_PER_SERVER)) {
           const why = refusal(tool, tools, spec, budget);
-          if (why) dropped.push(`${spec.name}:${printable(tool.name)}: ${why}`);
+          if (why) dropped.push(`${spec.name}:${quoted(tool.name)}: ${why}`);
           else tools.push(wrap(spec, client, tool, health));
         }
       } catch (error) {
         if (signal?.aborted) throw signal.reason;
-        throw new McpConnectError(`MCP server ${spec.name} (${spec.command}): ${(error as Error).message}${stderrEnd(health)}`);
+        throw new McpConnectError(`MCP server ${spec.name} (${spec.command}): ${printable((error as Error).message)}${stderrEnd(health)}`);
       }
     }
   } catch (error) {
@@ -139,7 +139,7 @@ export function harnessName(server: string, tool: string): string {
   return `${safe.slice(0, MAX_NAME_CHARS - hash.length - 1)}_${hash}`;
 }
 
-const printable = (name: string) => JSON.stringify(name.slice(0, 80));
+const quoted = (name: string) => JSON.stringify(name.slice(0, 80));
 
 interface ListedTool {
   name: string;
@@ -153,8 +153,13 @@ interface ServerHealth {
   transportErrors: string[];
 }
 
+/** Server text for a message a terminal may print: no escape sequences, no control characters. */
+function printable(text: string): string {
+  return text.replace(/[^\x20-\x7e\n\t]/g, '?');
+}
+
 function stderrEnd(health: ServerHealth): string {
-  const said = health.stderrTail.replace(/[^\x20-\x7e\n\t]/g, '?').trim();
+  const said = printable(health.stderrTail).trim();
   return said ? `; its stderr ended: ${said}` : '';
 }
 
@@ -182,7 +187,7 @@ function wrap(spec: McpServerSpec, client: Client, listed: ListedTool, health: S
         }
         const closed = (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) || (error as Error).message === 'Not connected';
         const why = closed ? `${health.transportErrors.map((e) => `; ${e}`).join('')}${stderrEnd(health)}` : '';
-        return fault('COMMAND_FAILED', `${name} failed: ${(error as Error).message}${why}`);
+        return fault('COMMAND_FAILED', `${name} failed: ${printable((error as Error).message)}${why}`);
       }
       const text = resultText(result);
       const capped = capOutput(text, ctx.outputCap);

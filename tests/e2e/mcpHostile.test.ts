@@ -125,7 +125,7 @@ describe('hostile MCP servers', () => {
     expect(spans[2]).toMatchObject({ executed: true, 'result.preview': 'called "named_pattern"' });
   });
 
-  it('a server that exits at start is an MCP_CONNECT run error that quotes its stderr; so is a command that does not exist', async () => {
+  it('a server that exits at start is an MCP_CONNECT run error that quotes its stderr; so is a missing command, and a refusal, without its terminal escapes', async () => {
     const dies = await runAgainst({ command: 'node', args: [HOSTILE], env: { MODE: 'die' } }, () => ({ content: 'never asked' }));
     expect(dies.requests).toHaveLength(0);
     expect(dies.trace.error).toMatchObject({ code: 'MCP_CONNECT' });
@@ -133,6 +133,12 @@ describe('hostile MCP servers', () => {
     const missing = await runAgainst({ command: 'tracegate-no-such-server', args: [], env: {} }, () => ({ content: 'never asked' }));
     expect(missing.trace.error).toMatchObject({ code: 'MCP_CONNECT' });
     expect(missing.trace.error!.message).toMatch(/tracegate-no-such-server.*(No such file|ENOENT)/s);
+    // What the server says reaches the terminal's table: its escape sequences do not.
+    const refuses = await runAgainst({ command: 'node', args: [HOSTILE], env: { MODE: 'refuse' } }, () => ({ content: 'never asked' }));
+    expect(refuses.trace.error).toMatchObject({ code: 'MCP_CONNECT' });
+    expect(refuses.trace.error!.message).toContain('thanks');
+    expect(refuses.trace.error!.message).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f]/);
+    expect(refuses.result.stdout + refuses.result.stderr).not.toContain('\u001b]0;owned');
   });
 
   // The guard is the test's own timeout: before, the task's 1.5 s timeout left the server's 20 s

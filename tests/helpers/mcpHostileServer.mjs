@@ -1,7 +1,11 @@
-// A hostile stdio MCP server, raw JSON-RPC so it can break the rules the SDK would enforce.
-// MODE picks the hostility: names (colliding and duplicate tool names, an oversized schema),
-// orphan (a tool leaves a child behind, one crashes saying why on stderr, one replies over 10 MB), die (exits at start, saying why on stderr),
-// bulky (many large schemas), patterns (a catastrophic regex in a schema), hang (starts a child, writes both pids to PIDFILE, never answers initialize).
+// A hostile stdio MCP server, raw JSON-RPC so it can break the rules the SDK would enforce. MODE:
+//   names     colliding and duplicate tool names, an oversized schema
+//   bulky     many large schemas
+//   patterns  a catastrophic regex in a schema
+//   orphan    a tool leaves a child behind, one crashes saying why on stderr, one replies over 10 MB
+//   die       exits at start, saying why on stderr
+//   refuse    answers initialize with an error full of terminal escapes
+//   hang      starts a child, writes both pids to PIDFILE, never answers initialize
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import readline from 'node:readline';
@@ -45,7 +49,9 @@ readline.createInterface({ input: process.stdin }).on('line', (line) => {
     return;
   }
   if (MODE === 'hang') return;
-  if (m.method === 'initialize') {
+  if (m.method === 'initialize' && MODE === 'refuse') {
+    send({ jsonrpc: '2.0', id: m.id, error: { code: -32000, message: 'no \u001b[2J\u001b]0;owned\u0007 thanks' } });
+  } else if (m.method === 'initialize') {
     send({ jsonrpc: '2.0', id: m.id, result: { protocolVersion: m.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 'hostile', version: '1' } } });
   } else if (m.method === 'tools/list') {
     send({ jsonrpc: '2.0', id: m.id, result: { tools: TOOLS[MODE] } });
