@@ -199,11 +199,19 @@ function wrap(spec: McpServerSpec, client: Client, listed: ListedTool, health: S
   };
 }
 
-/** The text the model sees: text parts as they are, other parts named, structured content as JSON. */
+/** The text the model sees: text parts and embedded text resources as they are, links by address, other parts named, structured content as JSON. */
 function resultText(result: Record<string, unknown>): string {
   const content = Array.isArray(result['content']) ? (result['content'] as Array<Record<string, unknown>>) : [];
-  const parts = content.map((part) => (part['type'] === 'text' && typeof part['text'] === 'string' ? part['text'] : `[${String(part['type'])} content]`));
+  const parts = content.map(partText);
   if (parts.length === 0 && result['structuredContent'] !== undefined) parts.push(JSON.stringify(result['structuredContent']));
   if (parts.length === 0 && 'toolResult' in result) parts.push(JSON.stringify(result['toolResult']));
   return parts.join('\n');
+}
+
+function partText(part: Record<string, unknown>): string {
+  const resource = part['resource'] as Record<string, unknown> | undefined;
+  if (part['type'] === 'text' && typeof part['text'] === 'string') return part['text'];
+  if (part['type'] === 'resource' && typeof resource?.['text'] === 'string') return `[resource ${String(resource['uri'])}]\n${resource['text']}`;
+  if (part['type'] === 'resource_link') return `[resource link ${String(part['uri'])}]`;
+  return `[${String(part['type']).slice(0, 40)} content]`;
 }

@@ -125,6 +125,13 @@ describe('hostile MCP servers', () => {
     expect(spans[2]).toMatchObject({ executed: true, 'result.preview': 'called "named_pattern"' });
   });
 
+  it('a result of images, embedded resources and links reaches the model as text it can use', async () => {
+    const { result, trace, requests } = await runAgainst({ command: 'node', args: [HOSTILE], env: { MODE: 'orphan' } }, (_body, i) => (i === 0 ? { tool_calls: [{ name: 'h__mixed', arguments: '{}' }] } : { content: 'done' }));
+    expect(result.code, result.stdout + result.stderr).toBe(0);
+    expect(String(toolSpans(trace)[0]!.attributes['result.preview'])).toBe('[image content]\n[resource tickets://T-1]\nT-1: login broken\n[resource link tickets://T-2]');
+    expect(JSON.stringify(requests[1]!.body.messages)).toContain('T-1: login broken');
+  });
+
   it('a server that exits at start is an MCP_CONNECT run error that quotes its stderr; so is a missing command, and a refusal, without its terminal escapes', async () => {
     const dies = await runAgainst({ command: 'node', args: [HOSTILE], env: { MODE: 'die' } }, () => ({ content: 'never asked' }));
     expect(dies.requests).toHaveLength(0);

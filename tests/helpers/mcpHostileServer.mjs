@@ -2,7 +2,7 @@
 //   names     colliding and duplicate tool names, an oversized schema
 //   bulky     many large schemas
 //   patterns  a catastrophic regex in a schema
-//   orphan    a tool leaves a child behind, one crashes saying why on stderr, one replies over 10 MB
+//   orphan    a tool leaves a child behind, one crashes saying why on stderr, one replies over 10 MB, one mixes content kinds
 //   die       exits at start, saying why on stderr
 //   refuse    answers initialize with an error full of terminal escapes
 //   hang      starts a child, writes both pids to PIDFILE, never answers initialize
@@ -33,7 +33,7 @@ const TOOLS = {
     tool('x'.repeat(70) + '2'),
     tool('huge', { type: 'object', properties: Object.fromEntries(Array.from({ length: 2000 }, (_, i) => [`p${i}`, { type: 'string', description: 'd'.repeat(100) }])) }),
   ],
-  orphan: [tool('leave_child'), tool('crash'), tool('flood')],
+  orphan: [tool('leave_child'), tool('crash'), tool('flood'), tool('mixed')],
   // 100 tools of about 27 kB each: each under the per-tool limit, together far over what a request should carry.
   bulky: Array.from({ length: 100 }, (_, n) => tool(`bulky_${n}`, { type: 'object', properties: Object.fromEntries(Array.from({ length: 250 }, (_, i) => [`p${i}`, { type: 'string', description: 'd'.repeat(80) }])) })),
   patterns: [
@@ -64,6 +64,14 @@ readline.createInterface({ input: process.stdin }).on('line', (line) => {
     } else if (m.params.name === 'crash') {
       process.stderr.write('panic: out of tickets\n', () => process.exit(3));
     } else if (m.params.name === 'flood') reply('F'.repeat(11 * 1024 * 1024));
+    else if (m.params.name === 'mixed') {
+      const content = [
+        { type: 'image', data: 'iVBORw0KGgo=', mimeType: 'image/png' },
+        { type: 'resource', resource: { uri: 'tickets://T-1', mimeType: 'text/plain', text: 'T-1: login broken' } },
+        { type: 'resource_link', uri: 'tickets://T-2', name: 'T-2' },
+      ];
+      send({ jsonrpc: '2.0', id: m.id, result: { content } });
+    }
     else reply(`called ${JSON.stringify(m.params.name)}`);
   } else if (m.id !== undefined && m.method) {
     send({ jsonrpc: '2.0', id: m.id, error: { code: -32601, message: 'method not found' } });
