@@ -44,8 +44,9 @@ export async function runAgent(task: AgentTask, deps: HarnessDeps, signal: Abort
   const { settings } = deps;
   const recorder = new TraceRecorder(task.id, task.epoch, deps.model.info, deps.redactor);
   recorder.setRoot(runSettingsAttributes(settings));
-  const opened = await openTools(settings, task.workspace);
+  const opened = await openTools(settings, task.workspace, signal);
   if ('error' in opened) return recorder.finish(null, 'error', opened.error);
+  if (opened.dropped.length > 0) recorder.setRoot({ 'mcp.tools_dropped': opened.dropped });
   try {
     return await agentLoop(task, deps, signal, recorder, opened);
   } finally {

@@ -22,7 +22,7 @@ export async function runPolicyTask(input: PolicyTaskInput, deps: HarnessDeps, s
   recorder.setRoot(runSettingsAttributes(deps.settings));
   // MCP servers start only when the call is for one of their tools.
   const needsMcp = input.toolCall.name.includes('__');
-  const opened = needsMcp ? await openTools(deps.settings, input.workspace) : await openTools({ ...deps.settings, mcpServers: [] }, input.workspace);
+  const opened = needsMcp ? await openTools(deps.settings, input.workspace, signal) : await openTools({ ...deps.settings, mcpServers: [] }, input.workspace);
   if ('error' in opened) return recorder.finish(null, 'error', opened.error);
   try {
     const result = await runToolCall(

@@ -7,16 +7,18 @@ import type { HarnessDeps, HarnessSettings } from './config.js';
 export interface OpenedTools {
   list: McpTool[];
   byName: ReadonlyMap<string, Tool>;
+  /** Tools the servers listed that are not offered, and why (a duplicate name, an oversized schema). */
+  dropped: string[];
   close(): Promise<void>;
 }
 
-export async function openTools(settings: HarnessSettings, workspace: string): Promise<OpenedTools | { error: { code: string; message: string } }> {
-  if (settings.mcpServers.length === 0) return { list: [], byName: new Map(), close: async () => {} };
+export async function openTools(settings: HarnessSettings, workspace: string, signal?: AbortSignal): Promise<OpenedTools | { error: { code: string; message: string } }> {
+  if (settings.mcpServers.length === 0) return { list: [], byName: new Map(), dropped: [], close: async () => {} };
   // The MCP SDK (and its JSON Schema stack) loads only for a task that has MCP servers: most runs never pay for it.
   const { McpConnectError, openMcpToolset } = await import('../mcp/mcpToolset.js');
   try {
-    const toolset = await openMcpToolset(settings.mcpServers, workspace);
-    return { list: toolset.tools, byName: new Map(toolset.tools.map((t) => [t.name, t])), close: toolset.close };
+    const toolset = await openMcpToolset(settings.mcpServers, workspace, signal);
+    return { list: toolset.tools, byName: new Map(toolset.tools.map((t) => [t.name, t])), dropped: toolset.dropped, close: toolset.close };
   } catch (error) {
     if (error instanceof McpConnectError) return { error: { code: error.code, message: error.message } };
     throw error;
