@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { z } from 'zod';
 import type { McpServerSpec } from '../../src/schema/mcpServer.js';
 import { capOutput, fault, ok, type Tool, type ToolResult } from '../tools/types.js';
-import { descendants, killAll, sessionMembers } from './processTree.js';
+import { descendants, killAll, sessionMembers } from '../sandbox/processTree.js';
 import { withoutPatterns } from './withoutPatterns.js';
 
 const CONNECT_TIMEOUT_MS = 20_000;

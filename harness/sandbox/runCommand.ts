@@ -1,6 +1,6 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { sessionMembers } from './processTree.js';
 import { gitEnvironment, gitShimDir } from '../git/gitEnv.js';
 import { bwrapArgs } from './bwrapArgs.js';
 import { cutAtToken } from '../../src/schema/redact.js';
@@ -92,25 +92,9 @@ function commandLine(command: string, options: RunOptions): [string, string[]] {
  * session id of everything it started that did not call setsid (which the policy refuses). Linux.
  */
 function killSession(sid: number, sig: NodeJS.Signals): void {
-  let entries: string[];
-  try {
-    entries = readdirSync('/proc');
-  } catch {
-    return;
-  }
-  for (const entry of entries) {
-    if (!/^\d+$/.test(entry)) continue;
-    let stat: string;
+  for (const pid of [sid, ...sessionMembers(sid)]) {
     try {
-      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-    } catch {
-      continue;
-    }
-    // pid (comm) state ppid pgrp session …: comm may hold spaces and parentheses, so count from the last ')'.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    if (Number(fields[3]) !== sid) continue;
-    try {
-      process.kill(Number(entry), sig);
+      process.kill(pid, sig);
     } catch {
       // already gone
     }
