@@ -81,7 +81,16 @@ function genAi(span: Span): Record<string, AttributeValue> {
     const errorType = attr(span, 'errorType');
     if (errorType) out['error.type'] = errorType;
   }
+  // gen_ai.provider.name took the place of gen_ai.system (semantic conventions 1.37); both go, for old and new readers.
+  const system = span.attributes['gen_ai.system'];
+  if (span.kind === 'llm' && typeof system === 'string') out['gen_ai.provider.name'] = system;
   return out;
+}
+
+/** The span's name as the GenAI conventions give it for a tool call (`execute_tool {gen_ai.tool.name}`); others keep theirs. */
+function otlpSpanName(span: Span): string {
+  const tool = span.kind === 'tool' ? attr(span, 'toolName') : null;
+  return tool ? `execute_tool ${tool}` : span.name;
 }
 
 function otlpSpan(span: Span, traceId: string, trace: Trace, spanId: string, parentSpanId: string | null): Record<string, unknown> {
@@ -106,7 +115,7 @@ function otlpSpan(span: Span, traceId: string, trace: Trace, spanId: string, par
     traceId,
     spanId,
     ...(parentSpanId ? { parentSpanId } : {}),
-    name: span.name,
+    name: otlpSpanName(span),
     // SPAN_KIND_CLIENT for a model call (a request to a provider), INTERNAL otherwise.
     kind: span.kind === 'llm' ? 3 : 1,
     startTimeUnixNano: nanos(span.start),

@@ -16,7 +16,8 @@ describe('OTLP export', () => {
   });
 
   it('GenAI names beside tracegate keys, nulls left out, nanosecond times as text, status ERROR on a failed tool', () => {
-    const tool = spans.find((s) => s['name'] === 'tool read_file')!;
+    // Named as the GenAI conventions name a tool call.
+    const tool = spans.find((s) => s['name'] === 'execute_tool read_file')!;
     const attrs = Object.fromEntries((tool['attributes'] as Array<{ key: string; value: Record<string, unknown> }>).map((a) => [a.key, a.value]));
     expect(attrs['gen_ai.operation.name']).toEqual({ stringValue: 'execute_tool' });
     expect(attrs['gen_ai.tool.name']).toEqual({ stringValue: 'read_file' });
@@ -29,6 +30,16 @@ describe('OTLP export', () => {
     const root = spans.find((s) => !s['parentSpanId'])!;
     const rootKeys = (root['attributes'] as Array<{ key: string }>).map((a) => a.key);
     expect(rootKeys).toEqual(expect.arrayContaining(['tracegate.task_id', 'tracegate.final_answer', 'tracegate.exit_reason']));
+  });
+
+  it('a model call carries gen_ai.provider.name beside the older gen_ai.system', () => {
+    const t = new TraceBuilder('p').llm().final('x').build();
+    t.spans[1]!.attributes['gen_ai.system'] = 'openai';
+    const out = toOtlpRequest([t]) as typeof request;
+    const llm = out.resourceSpans[0]!.scopeSpans[0]!.spans.find((s) => s['kind'] === 3)!;
+    const keys = Object.fromEntries((llm['attributes'] as Array<{ key: string; value: unknown }>).map((a) => [a.key, a.value]));
+    expect(keys['gen_ai.provider.name']).toEqual({ stringValue: 'openai' });
+    expect(keys['gen_ai.system']).toEqual({ stringValue: 'openai' });
   });
 
   it('protobuf encoding decodes back to the same request', () => {
