@@ -49,7 +49,8 @@ export function registerReplay(program: Command, handle: Handle): void {
     .argument('<trace>', 'a trace file, e.g. reports/latest/traces/<task>.e0.json')
     .action(async (file: string) =>
       handle(async () => {
-        process.stdout.write(traceStory(readJsonFile(file, TraceSchema, 'trace')) + '\n');
+        // A trace from elsewhere may hold secrets: told redacted, as every artifact is written.
+        process.stdout.write(traceStory(createRedactor().deep(readJsonFile(file, TraceSchema, 'trace'))) + '\n');
         return EXIT.PASS;
       }),
     );

@@ -25,6 +25,15 @@ describe('tracegate replay of a hostile trace', () => {
     expect(result.stdout).toContain('ok\\u{1b}[1A\\u{1b}[2K\\u{d}PASS \\u{202e}evil\\u{202c}');
   });
 
+  it('tells a foreign trace redacted: a key in its answer or tool arguments is not printed', async () => {
+    const key = 'sk-proj-abcdefghijklmnopqrstuvwxyz0123456789ABCD';
+    const trace = new TraceBuilder('leaky').llm().tool('run_shell', { command: `curl -H "Authorization: Bearer ${key}" x` }).final(`the key is ${key}`).build();
+    const result = await runCli(['replay', writeTrace(tempDir(), 'leaky.e0.json', trace)]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('the key is [REDACTED:');
+    expect(result.stdout).not.toContain(key);
+  });
+
   it('score lists an unmatched trace whose task id holds terminal escapes as visible text', async () => {
     const dir = tempDir();
     writeTrace(dir, 'esc.e0.json', new TraceBuilder('x\u001b]0;PWNED\u0007').llm().final('ok').build());
