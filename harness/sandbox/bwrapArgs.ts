@@ -1,8 +1,8 @@
 import { TracegateError } from '../../src/schema/runError.js';
-import { existsSync, lstatSync, readdirSync, readlinkSync, realpathSync, statSync, type Dirent } from 'node:fs';
+import { existsSync, lstatSync, readlinkSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { gitShimDir } from '../git/gitEnv.js';
-import { matchesGlob } from './workspacePaths.js';
+import { matchesGlob, walkBounded } from './workspacePaths.js';
 
 /**
  * The bubblewrap view of the machine: the system folders read-only, the workspace writable, a
@@ -64,33 +64,21 @@ function linkTarget(root: string, link: string): { path: string; dir: boolean } 
 function secretEntries(root: string, globs: readonly string[], maxScanned: number): Array<{ path: string; dir: boolean }> {
   if (globs.length === 0) return [];
   const found: Array<{ path: string; dir: boolean }> = [];
-  const queue = [root];
-  let seen = 0;
-  while (queue.length > 0) {
-    const dir = queue.pop()!;
-    let entries: Dirent[];
-    try {
-      entries = readdirSync(dir, { withFileTypes: true });
-    } catch {
-      continue;
+  const cut = walkBounded(root, maxScanned, (full, entry) => {
+    const rel = path.relative(root, full).split(path.sep).join('/');
+    const secret = globs.some((g) => matchesGlob(rel, g) || matchesGlob(`${rel}/x`, g));
+    if (entry.isSymbolicLink()) {
+      // A secret-named link (`.env -> config/local.env`) masks the file it leads to, when that is in the workspace.
+      const target = secret ? linkTarget(root, full) : undefined;
+      if (target) found.push(target);
+      return 'skip';
     }
-    seen += entries.length;
-    if (seen > maxScanned) {
-      throw new SecretScanError(`the workspace has more than ${maxScanned} entries, too many to mask every secret path under bubblewrap`);
+    if (secret && (entry.isFile() || entry.isDirectory())) {
+      found.push({ path: full, dir: entry.isDirectory() });
+      return 'skip';
     }
-    for (const entry of entries) {
-      const full = path.join(dir, entry.name);
-      const rel = path.relative(root, full).split(path.sep).join('/');
-      const secret = globs.some((g) => matchesGlob(rel, g) || matchesGlob(`${rel}/x`, g));
-      if (entry.isSymbolicLink()) {
-        // A secret-named link (`.env -> config/local.env`) masks the file it leads to, when that is in the workspace.
-        const target = secret ? linkTarget(root, full) : undefined;
-        if (target) found.push(target);
-        continue;
-      }
-      if (secret && (entry.isFile() || entry.isDirectory())) found.push({ path: full, dir: entry.isDirectory() });
-      else if (entry.isDirectory() && entry.name !== '.git') queue.push(full);
-    }
-  }
+    return 'descend';
+  });
+  if (cut !== null) throw new SecretScanError(`the workspace has more than ${maxScanned} entries, too many to mask every secret path under bubblewrap`);
   return found;
 }

@@ -96,16 +96,16 @@ function globHasPrefix(glob: string, rel: string): boolean {
 /** How many entries `secretUnder` reads before it gives up (and reports the folder as holding one). */
 const MAX_SECRET_WALK = 20_000;
 
+/** What a walk's visitor says of an entry: enter it (a folder), pass it by, or end the walk. */
+export type WalkStep = 'descend' | 'skip' | 'stop';
+
 /**
- * The first secret path at or below a workspace folder (workspace-relative), or null. Symlinks are
- * not followed and .git is not descended (as bubblewrap's masking). A walk cut short fails closed.
+ * A bounded walk of the folders below `start`: `visit` sees each entry and says what to do with it;
+ * a symbolic link or .git is never entered. Returns the folder at which more than `maxEntries`
+ * entries had been read, or null: a walk cut short is the caller's to fail closed on.
  */
-export function secretUnder(root: string, absolute: string, secretGlobs: readonly string[], maxEntries = MAX_SECRET_WALK): string | null {
-  if (secretGlobs.length === 0) return null;
-  const own = isSecretPath(root, absolute, secretGlobs);
-  if (own !== null) return path.relative(root, absolute);
-  if (!lstatQuiet(absolute)?.isDirectory()) return null;
-  const queue = [absolute];
+export function walkBounded(start: string, maxEntries: number, visit: (full: string, entry: Dirent) => WalkStep): string | null {
+  const queue = [start];
   let seen = 0;
   while (queue.length > 0) {
     const dir = queue.pop()!;
@@ -116,12 +116,32 @@ export function secretUnder(root: string, absolute: string, secretGlobs: readonl
       continue;
     }
     seen += entries.length;
-    if (seen > maxEntries) return `${path.relative(root, dir) || '.'} (more than ${maxEntries} entries, too many to check)`;
+    if (seen > maxEntries) return dir;
     for (const entry of entries) {
       const full = path.join(dir, entry.name);
-      if (isSecretPath(root, full, secretGlobs) !== null) return path.relative(root, full);
-      if (entry.isDirectory() && !entry.isSymbolicLink() && entry.name !== '.git') queue.push(full);
+      const step = visit(full, entry);
+      if (step === 'stop') return null;
+      if (step === 'descend' && entry.isDirectory() && !entry.isSymbolicLink() && entry.name !== '.git') queue.push(full);
     }
   }
   return null;
+}
+
+/**
+ * The first secret path at or below a workspace folder (workspace-relative), or null. Symlinks are
+ * not followed and .git is not descended (as bubblewrap's masking). A walk cut short fails closed.
+ */
+export function secretUnder(root: string, absolute: string, secretGlobs: readonly string[], maxEntries = MAX_SECRET_WALK): string | null {
+  if (secretGlobs.length === 0) return null;
+  const own = isSecretPath(root, absolute, secretGlobs);
+  if (own !== null) return path.relative(root, absolute);
+  if (!lstatQuiet(absolute)?.isDirectory()) return null;
+  let found = null as string | null;
+  const cut = walkBounded(absolute, maxEntries, (full) => {
+    if (isSecretPath(root, full, secretGlobs) === null) return 'descend';
+    found = path.relative(root, full);
+    return 'stop';
+  });
+  if (found !== null) return found;
+  return cut === null ? null : `${path.relative(root, cut) || '.'} (more than ${maxEntries} entries, too many to check)`;
 }
