@@ -2,6 +2,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { dropCutToken } from '../schema/redact.js';
 import { TracegateError } from '../schema/runError.js';
 import { retryDelayMs } from '../capture/upstream.js';
+import { readStreamCapped } from '../provider/index.js';
 import { AGENT_ATTR, type AgentOutcome } from '../schema/agentIo.js';
 import type { Task } from '../schema/task.js';
 import type { AttributeValue, Trace } from '../schema/trace.js';
@@ -49,25 +50,13 @@ function reason(error: unknown): string {
  * far as it came, with the reason.
  */
 async function readCapped(response: Response, signal: AbortSignal): Promise<{ bytes: Buffer; truncated: boolean; broke: string | null }> {
-  const chunks: Buffer[] = [];
-  let size = 0;
   if (!response.body) return { bytes: Buffer.alloc(0), truncated: false, broke: null };
-  const reader = response.body.getReader();
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) return { bytes: Buffer.concat(chunks), truncated: false, broke: null };
-      chunks.push(Buffer.from(value));
-      size += value.length;
-      if (size > RESPONSE_CAP_BYTES) {
-        await reader.cancel().catch(() => undefined);
-        return { bytes: Buffer.concat(chunks).subarray(0, RESPONSE_CAP_BYTES), truncated: true, broke: null };
-      }
-    }
-  } catch (error) {
+  const { bytes, over, error } = await readStreamCapped(response.body, RESPONSE_CAP_BYTES);
+  if (error) {
     if (signal.aborted) throw error;
-    return { bytes: Buffer.concat(chunks), truncated: false, broke: reason(error) };
+    return { bytes, truncated: false, broke: reason(error) };
   }
+  return over ? { bytes: bytes.subarray(0, RESPONSE_CAP_BYTES), truncated: true, broke: null } : { bytes, truncated: false, broke: null };
 }
 
 /**

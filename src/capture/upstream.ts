@@ -1,4 +1,4 @@
-import { fetchWithProviderRetries, MAX_BODY_BYTES, type EndpointLimiter } from '../provider/index.js';
+import { fetchWithProviderRetries, MAX_BODY_BYTES, readStreamCapped, type EndpointLimiter } from '../provider/index.js';
 /**
  * The capture proxy's one way out to the real model endpoint, with the key tracegate holds. Retries
  * are src/provider's (fetchWithProviderRetries): 429 honouring Retry-After, 408/409/5xx, hangs and
@@ -76,18 +76,8 @@ export async function forwardUpstream(
       // (a body in another charset byte for byte). Past the loop's cap it reads no further.
       const response = await fetch(input, attemptInit);
       if (!response.ok || !response.body) return response;
-      const chunks: Uint8Array[] = [];
-      let size = 0;
-      const reader = response.body.getReader();
-      for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
-        chunks.push(chunk.value);
-        size += chunk.value.byteLength;
-        if (size > MAX_BODY_BYTES) {
-          await reader.cancel().catch(() => undefined);
-          break;
-        }
-      }
-      const bytes = Buffer.concat(chunks);
+      const { bytes, error } = await readStreamCapped(response.body, MAX_BODY_BYTES);
+      if (error) throw error;
       const headers = new Headers(response.headers);
       headers.delete('content-encoding');
       headers.delete('content-length');

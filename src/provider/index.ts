@@ -18,3 +18,4 @@ export { BodyTooLarge, nodeHttpRequest, type HttpReply, type HttpRequestInit, ty
 export { PROVIDER_CALL, providerCall, providerCallInit, providerFetch, type ProviderCall } from './providerFetch.js';
 export { faultSummary, PROVIDER_FAULTS, ProviderFaultError, type FaultRecord, type ProviderFault } from './providerFault.js';
 export { retryAfterMs } from './retryAfter.js';
+export { readStreamCapped, type CappedBody } from './readStreamCapped.js';
