@@ -226,10 +226,11 @@ export class CaptureProxy {
       // x-should-retry: the openai clients would otherwise retry a fault no retry can fix.
       this.sendError(res, 502, `tracegate: ${full}`, { 'x-should-retry': 'false' });
     };
-    const hash = requestHash(cassetteKeyed({ ...parsed, tools: parsed.tools?.map(keyedTool) }, this.options.redactor ?? patternRedactor));
+    const { replay, upstream, recorder } = this.options;
+    // The cassette key (a redaction and a hash of the whole conversation) only when a cassette is read or written.
+    const hash = replay || recorder ? requestHash(cassetteKeyed({ ...parsed, tools: parsed.tools?.map(keyedTool) }, this.options.redactor ?? patternRedactor)) : '';
     const occurrence = (trial.sent.get(hash) ?? 0) + 1;
     trial.sent.set(hash, occurrence);
-    const { replay, upstream, recorder } = this.options;
     try {
       if (replay) {
         const found = replay.find(trial.taskId, hash, step, occurrence);
