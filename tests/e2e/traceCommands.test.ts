@@ -19,7 +19,7 @@ function row(stdout: string, file: string): string[] {
 const readReport = (dir: string) => JSON.parse(readFileSync(path.join(dir, 'report.json'), 'utf8')) as RunReport;
 
 describe('tracegate import', () => {
-  it('reads every shared sample (the folder glob, README included) with no exit 2, and the table counts match the files', async () => {
+  it('reads every upstream sample (the folder glob, README included) with no exit 2, and the table counts match the files', async () => {
     const out = tempDir();
     const files = readdirSync(SAMPLES).map((f) => path.join(SAMPLES, f));
     const result = await runCli(['import', ...files, '--out', out]);

@@ -10,7 +10,7 @@ import { SAMPLES } from '../../helpers/samples.js';
 
 const sample = (name: string) => parseTraces(readFileSync(path.join(SAMPLES, name)), name);
 
-describe('the shared sample traces', () => {
+describe('the upstream sample traces', () => {
   it('are all covered by this test', () => {
     const files = readdirSync(SAMPLES).filter((f) => f !== 'README.md').sort();
     expect(files).toEqual([
