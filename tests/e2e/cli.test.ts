@@ -165,7 +165,7 @@ describe('tracegate CLI, end to end', () => {
   it('an interrupted run keeps every finished trial and --resume completes it', async () => {
     const dir = tempDir();
     const lines = Array.from({ length: 6 }, (_, i) =>
-      JSON.stringify({ id: `slow_${i}`, tool_call: { name: 'run_shell', arguments: { command: i < 2 ? 'echo fast' : 'sleep 3' } }, expected_policy: 'allow' }),
+      JSON.stringify({ id: `slow_${i}`, tool_call: { name: 'run_shell', arguments: { command: i < 2 ? 'echo fast' : 'sleep 5' } }, expected_policy: 'allow' }),
     );
     writeFileSync(path.join(dir, 'slow.jsonl'), lines.join('\n'));
     const out = tempDir();
@@ -173,7 +173,7 @@ describe('tracegate CLI, end to end', () => {
     const running = runCli(['run', path.join(dir, 'slow.jsonl'), '--out', out, '-j', '2', '--no-html'], { onSpawn: (p) => (pid = p) });
     // Wait for the first journal lines, then interrupt.
     const journal = path.join(out, 'results.jsonl');
-    for (let i = 0; i < 100 && !(existsSync(journal) && readFileSync(journal, 'utf8').split('\n').filter(Boolean).length >= 2); i++) {
+    for (let i = 0; i < 600 && !(existsSync(journal) && readFileSync(journal, 'utf8').split('\n').filter(Boolean).length >= 2); i++) {
       await new Promise((r) => setTimeout(r, 100));
     }
     process.kill(pid, 'SIGINT');

@@ -107,7 +107,7 @@ describe('nothing lost: kill -9, resume, interruption', () => {
     let pid = 0;
     const running = runCli(['run', suite, '--out', out, '-j', '2'], { onSpawn: (p) => (pid = p) });
     const journal = path.join(out, 'results.jsonl');
-    for (let i = 0; i < 100 && !(existsSync(journal) && readFileSync(journal, 'utf8').split('\n').filter(Boolean).length >= 2); i++) {
+    for (let i = 0; i < 600 && !(existsSync(journal) && readFileSync(journal, 'utf8').split('\n').filter(Boolean).length >= 2); i++) {
       await new Promise((r) => setTimeout(r, 100));
     }
     process.kill(pid, 'SIGINT');

@@ -51,7 +51,7 @@ describe('MCP tools through the harness', () => {
         schema_version: 'variant/v1',
         name: 'with-testkit',
         policy: 'policy.json',
-        mcp_servers: [{ name: 'testkit', command: 'node', args: [path.join(ROOT, 'tests/helpers/mcpTestServer.mjs')], env: { DEPLOY_TOKEN: secret }, timeout_ms: 1000 }],
+        mcp_servers: [{ name: 'testkit', command: 'node', args: [path.join(ROOT, 'tests/helpers/mcpTestServer.mjs')], env: { DEPLOY_TOKEN: secret }, timeout_ms: 10_000 }],
       }),
     );
     const server = new FakeOpenAIServer((body, i) => {

@@ -7,7 +7,11 @@ import { FakeOpenAIServer, type ChatRequestBody, type ScriptedReply } from '../h
 
 const HOSTILE = path.join(ROOT, 'tests/helpers/mcpHostileServer.mjs');
 
-/** One task against the hostile MCP server (as `h`), the model scripted by `reply`; returns its trace. */
+/**
+ * One task against the hostile MCP server (as `h`), the model scripted by `reply`; returns its trace.
+ * Its calls may take 60 s: no test here is about a call's time limit, and on a loaded machine an
+ * 11 MB reply alone can take longer than a few seconds to arrive.
+ */
 async function runAgainst(
   server: { command: string; args: string[]; env: Record<string, string> },
   reply: (body: ChatRequestBody, i: number) => ScriptedReply,
@@ -18,7 +22,7 @@ async function runAgainst(
   const policy = JSON.parse(readFileSync(path.join(ROOT, 'harness/policy/default-policy.json'), 'utf8'));
   policy.mcp_tools = 'allow';
   writeFileSync(path.join(dir, 'policy.json'), JSON.stringify(policy));
-  writeFileSync(path.join(dir, 'variant.json'), JSON.stringify({ schema_version: 'variant/v1', name: 'hostile', policy: 'policy.json', mcp_servers: [{ name: 'h', timeout_ms: 5000, ...server }] }));
+  writeFileSync(path.join(dir, 'variant.json'), JSON.stringify({ schema_version: 'variant/v1', name: 'hostile', policy: 'policy.json', mcp_servers: [{ name: 'h', timeout_ms: 60_000, ...server }] }));
   const model = new FakeOpenAIServer(reply);
   const baseURL = await model.start();
   const out = path.join(dir, 'out');
@@ -94,7 +98,7 @@ describe('hostile MCP servers', () => {
     expect(alive(childPid)).toBe(false);
   });
 
-  it('a call whose server crashed or sent an oversized reply is a COMMAND_FAILED that says why', async () => {
+  it('a call whose server crashed or sent an oversized reply is a COMMAND_FAILED that says why', { timeout: 180_000 }, async () => {
     for (const [tool, why] of [
       ['h__crash', 'panic: out of tickets'],
       ['h__flood', 'exceeded maximum size'],
@@ -148,11 +152,15 @@ describe('hostile MCP servers', () => {
     expect(refuses.result.stdout + refuses.result.stderr).not.toContain('\u001b]0;owned');
   });
 
-  // The guard is the test's own timeout: before, the task's 1.5 s timeout left the server's 20 s
-  // handshake (and the SDK's graceful close) running, and the CLI exited only after both.
-  it('a server that never answers the handshake is bounded by the task timeout and leaves nothing running', { timeout: 15_000 }, async () => {
+  // Before, the task's time limit left the server's 20 s handshake (and the SDK's graceful close)
+  // running, and the CLI exited only after both. The limit is 6 s, not less: on a loaded machine the
+  // server must get to start (and write its pids) before the limit ends the trial.
+  it('a server that never answers the handshake is bounded by the task timeout and leaves nothing running', { timeout: 120_000 }, async () => {
     const pidFile = path.join(tempDir(), 'pids');
-    const { report, requests } = await runAgainst({ command: 'node', args: [HOSTILE], env: { MODE: 'hang', PIDFILE: pidFile } }, () => ({ content: 'never asked' }), { timeout_ms: 1500 });
+    const started = Date.now();
+    const { report, requests } = await runAgainst({ command: 'node', args: [HOSTILE], env: { MODE: 'hang', PIDFILE: pidFile } }, () => ({ content: 'never asked' }), { timeout_ms: 6000 });
+    // Under the 20 s the handshake would have taken: the trial's limit ended it, the CLI did not wait.
+    expect(Date.now() - started).toBeLessThan(20_000);
     expect(requests).toHaveLength(0);
     expect(report.tasks[0]!.error).toMatchObject({ code: 'TASK_TIMEOUT' });
     const pids = readFileSync(pidFile, 'utf8').split(' ').map(Number);

@@ -45,7 +45,7 @@ describe('atomic writes', () => {
         const body = JSON.stringify({ rows: 'y'.repeat(30_000_000) });
         for (;;) writeFileAtomicSync(${JSON.stringify(file)}, body);
       });`], { stdio: 'ignore' });
-    for (let i = 0; i < 200 && !readdirSync(dir).some((n) => TEMP_FILE.test(n)); i++) await new Promise((r) => setTimeout(r, 10));
+    for (let i = 0; i < 3000 && !readdirSync(dir).some((n) => TEMP_FILE.test(n)); i++) await new Promise((r) => setTimeout(r, 10));
     expect(child.exitCode, 'the writer is still running').toBeNull();
     const closed = new Promise((r) => child.on('close', r));
     child.kill('SIGKILL');

@@ -112,18 +112,23 @@ describe('orchestrator', () => {
     const controller = new AbortController();
     const outcomes: TrialOutcome[] = [];
     const seen = { inFlight: 0, max: 0 };
+    // Interrupted once t0 is reported and t2 has taken its slot: t1 and t2 are cut short, t3 never starts.
+    let t0Reported!: () => void;
+    let t2Started!: () => void;
+    const ready = Promise.all([new Promise<void>((r) => (t0Reported = r)), new Promise<void>((r) => (t2Started = r))]);
     const run = orchestrate(
       adapter(async (id, _ws, signal) => {
         if (id === 't0') return;
+        if (id === 't2') t2Started();
         await new Promise((resolve, reject) => {
           const timer = setTimeout(resolve, 5000);
           signal.addEventListener('abort', () => (clearTimeout(timer), reject(new Error('aborted'))));
         });
       }, seen),
       ['t0', 't1', 't2', 't3'].map((id) => makeTask({ id, workspace: null })),
-      { concurrency: 2, epochs: 1, timeoutMs: 10_000, signal: controller.signal, onTrial: (o) => void outcomes.push(o) },
+      { concurrency: 2, epochs: 1, timeoutMs: 60_000, signal: controller.signal, onTrial: (o) => (outcomes.push(o), o.task.id === 't0' && t0Reported()) },
     );
-    await sleep(200);
+    await ready;
     controller.abort();
     await run;
     expect(outcomes.map((o) => o.task.id)).toEqual(['t0']);
@@ -167,7 +172,17 @@ describe('orchestrator', () => {
     const wide = Array.from({ length: 40 }, (_, i) => makeTask({ id: `w${i}`, workspace: null }));
     const seen = { inFlight: 0, max: 0 };
     process.on('warning', onWarning);
-    await orchestrate(adapter(() => sleep(30), seen), wide, { concurrency: 20, epochs: 1, timeoutMs: 10_000, signal: controller.signal, onTrial: () => undefined });
+    // Each trial waits until twenty are in flight together (or 10 s pass, and the count below fails).
+    let waiting: Array<() => void> = [];
+    const together = () =>
+      new Promise<void>((resolve) => {
+        waiting.push(resolve);
+        if (waiting.length < 20) return void setTimeout(resolve, 10_000).unref();
+        const batch = waiting;
+        waiting = [];
+        for (const release of batch) release();
+      });
+    await orchestrate(adapter(together, seen), wide, { concurrency: 20, epochs: 1, timeoutMs: 60_000, signal: controller.signal, onTrial: () => undefined });
     await sleep(10);
     process.off('warning', onWarning);
     expect(seen.max).toBe(20);

@@ -23,7 +23,7 @@ const alive = (pid: number) => {
   }
 };
 
-async function eventually(check: () => boolean, ms = 3000): Promise<boolean> {
+async function eventually(check: () => boolean, ms = 30_000): Promise<boolean> {
   const end = Date.now() + ms;
   while (Date.now() < end) {
     if (check()) return true;
