@@ -1,5 +1,5 @@
 /**
- * npm run bench (memory part) — peak RSS of `tracegate run` against the issue's targets:
+ * npm run bench (memory part) — peak RSS of `tracegate run` against its targets:
  * ≤150 MB at 1,000 tasks, ≤200 MB at 10,000, ≤400 MB at 100,000.
  *
  * Agent tasks (no policy tasks: every one is a model call) against a zero-latency OpenAI-compatible

@@ -4,7 +4,7 @@
  *   2. orchestration: policy tasks that each sleep 0.2 s, at several concurrencies, against the
  *      ideal wall time (tasks × 0.2 s / concurrency).
  *   3. a 10,000-task report: HTML size, render time, and in headless Chromium the time until the
- *      table is ready and until a filter has been applied (the issue's bar: under 2 s each).
+ *      table is ready and until a filter has been applied (the bar: under 2 s each).
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';

@@ -1,9 +1,9 @@
 /**
  * npm run bench — provider faults: N tasks at -j J against a loopback OpenAI-compatible server with
  * 100 ms latency, once clean and once with 10% of requests answered 429 (Retry-After: 1 s). The
- * issue's bar: with the 429s, ≤ 1.3× the clean run and 0 errored tasks. Reported as ratios, and
+ * target: with the 429s, ≤ 1.3× the clean run and 0 errored tasks. Reported as ratios, and
  * against the floor any client that honours Retry-After has (bench/retryAfterFloor.ts).
- * Two shapes: the issue's, 1,000 tasks (a 2 s run, where the waits alone cost 2.1×), and 10,000
+ * Two shapes: the target's, 1,000 tasks (a 2 s run, where the waits alone cost 2.1×), and 10,000
  * tasks (a 20 s run, where they cost 1.1×, so the bar can be met).
  *   BENCH_FAULT_TASKS and BENCH_FAULT_J: one shape instead (J defaults to 50)
  */

@@ -30,6 +30,7 @@ export function registerValidate(program: Command, handle: Handle): void {
     .command('validate')
     .description('check suite files without running them: JSON, fields, types, duplicate ids, workspaces')
     .argument('<suite...>', 'JSONL suite files')
+    .addHelpText('after', '\nExit codes: 0 every suite valid, 2 a suite is not (every error with file, line and field).')
     .action(async (files: string[]) =>
       handle(async () => {
         const suites = loadSuites(files);
@@ -47,6 +48,7 @@ export function registerReplay(program: Command, handle: Handle): void {
     .command('replay')
     .description('tell a trace as a readable story: each step, tool, arguments, decision, result, final answer')
     .argument('<trace>', 'a trace file, e.g. reports/latest/traces/<task>.e0.json')
+    .addHelpText('after', '\nExit codes: 0 told, 2 not a readable trace.')
     .action(async (file: string) =>
       handle(async () => {
         // A trace from elsewhere may hold secrets: told redacted, as every artifact is written.
@@ -97,6 +99,7 @@ export function registerBaseline(program: Command, handle: Handle): void {
     .option('-n, --name <name>', 'baseline name', 'default')
     .option('--dir <dir>', 'baselines folder', 'baselines')
     .option('--allow-partial', 'also save an interrupted or partial report (fewer trials than planned); every later diff then compares against those trials only', false)
+    .addHelpText('after', '\nExit codes: 0 saved, 2 bad input (a bad --name, a report that cannot be read, a partial report without --allow-partial).')
     .action(async (reportFile: string, flags: { name: string; dir: string; allowPartial: boolean }) =>
       handle(async () => {
         if (!/^[A-Za-z0-9_.-]+$/.test(flags.name)) throw new CliError(`--name ${flags.name}: letters, digits, _ . - only`, EXIT.BAD_INPUT);
@@ -119,6 +122,7 @@ export function registerReport(program: Command, handle: Handle): void {
     .description('re-render report.html from a stored report.json')
     .argument('<report>', 'report.json')
     .option('-o, --out <file>', 'output HTML file (default: report.html beside the report); its folder is created if missing')
+    .addHelpText('after', '\nExit codes: 0 written, 2 bad input (a report that cannot be read, an --out that is the report or a folder).')
     .action(async (reportFile: string, flags: { out?: string }) =>
       handle(async () => {
         // The page is redacted as a run redacts it: a report written elsewhere, or edited, may hold secrets.

@@ -1,6 +1,6 @@
 import { BAD_INPUT_CODES, TracegateError, type RunErrorCode } from '../schema/runError.js';
 
-/** The exit-code contract of DESIGN.md. */
+/** The exit-code contract every command keeps (README, Commands). */
 export const EXIT = {
   PASS: 0,
   GATE_FAILED: 1,

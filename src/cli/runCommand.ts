@@ -73,7 +73,7 @@ export function addRunOptions(command: Command, { variant }: { variant: boolean 
     .option('--max-epochs <k>', 'with --epochs auto: most trials any task gets (default 5)', positiveInt)
     .option('--budget <trials>', 'with --epochs auto: most trials (agent runs) for the whole run', positiveInt)
     .option('--budget-tokens <n>', 'with --epochs auto: stop re-running once the run has used about this many tokens', positiveInt)
-    .option('--timeout <ms>', `per-task time limit in milliseconds (1 to ${MAX_TIMEOUT_MS}); a task over it is errored, provider retries stay within it`, timeoutMs, 300_000)
+    .option('--timeout <ms>', `per-task time limit in milliseconds (1 to ${MAX_TIMEOUT_MS}); provider retries stay within it; a harness task over it is errored TASK_TIMEOUT; an external agent (--agent-cmd, --agent-url) is stopped a margin before it (20% of it, 0.25 to 2 s) and failed AGENT_TIMEOUT`, timeoutMs, 300_000)
     .option('--max-steps <n>', 'step limit for tasks that set none (default 10)', positiveInt)
     .addOption(
       new Option('--shard <i/n>', 'run only shard i of n (1-based), to split a suite across CI jobs; "auto" reads GitLab, Buildkite or CircleCI variables; join the outputs with `tracegate merge` (a shard with no task, in a matrix wider than the suite, writes an empty output and exits 0)').env('TRACEGATE_SHARD'),

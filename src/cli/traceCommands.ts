@@ -39,7 +39,7 @@ export function registerImport(program: Command, handle: Handle): void {
     .argument('<file...>', 'trace files: OTLP/JSON, SDK/Jaeger/Phoenix span exports, Inspect .eval/.json, SWE-agent .traj, mini-swe-agent, OpenAI messages')
     .requiredOption('-o, --out <dir>', 'folder to write the traces into (<task>.e<epoch>.json)')
     .addOption(new Option('--format <name>', 'the files\' format (default: detected per file)').choices(['auto', ...FORMAT_NAMES]).default('auto'))
-    .addHelpText('after', `\nFormats: ${FORMAT_NAMES.join(', ')}. See docs/traces.md.\nEvery file is read before anything is written; a file that is not a trace, or is broken, is exit 2 with its name and the reason.`)
+    .addHelpText('after', `\nFormats: ${FORMAT_NAMES.join(', ')}. See docs/traces.md.\nEvery file is read before anything is written; a file that is not a trace, or is broken, is exit 2 with its name and the reason.\nExit codes: 0 every file imported, 2 bad input (nothing written).`)
     .action(async (files: string[], flags: { out: string; format: FormatName | 'auto' }) =>
       handle(async () => {
         const imported: ImportedFile[] = [];
@@ -190,7 +190,7 @@ export function registerExport(program: Command, handle: Handle): void {
     .option('--otlp-endpoint <url>', 'POST to this OTLP/HTTP endpoint (…/v1/traces is added when missing)')
     .addOption(new Option('--protocol <p>', 'OTLP/HTTP encoding for --otlp-endpoint').choices(['http/json', 'http/protobuf']).default('http/protobuf'))
     .option('--header <name=ENVVAR...>', 'HTTP header whose value is read from an environment variable, e.g. Authorization=LANGFUSE_AUTH', [])
-    .addHelpText('after', '\nLangfuse: export LANGFUSE_AUTH="Basic $(echo -n pk:sk | base64)" and pass --otlp-endpoint https://HOST/api/public/otel --header Authorization=LANGFUSE_AUTH.')
+    .addHelpText('after', '\nLangfuse: export LANGFUSE_AUTH="Basic $(echo -n pk:sk | base64)" and pass --otlp-endpoint https://HOST/api/public/otel --header Authorization=LANGFUSE_AUTH.\nExit codes: 0 written or sent, 2 bad input, 3 the endpoint did not take them.')
     .action(async (dir: string, flags: { otlp?: string; otlpEndpoint?: string; protocol: 'http/json' | 'http/protobuf'; header: string[] }) =>
       handle(async () => {
         if (!flags.otlp && !flags.otlpEndpoint) throw new CliError('export needs --otlp FILE.jsonl or --otlp-endpoint URL', EXIT.BAD_INPUT);

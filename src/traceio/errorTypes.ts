@@ -40,5 +40,5 @@ export function errorTypeFrom(...hints: Array<string | null | undefined>): Error
   return 'COMMAND_FAILED';
 }
 
-/** OUTPUT_TRUNCATED is a flag on a result that still arrived, never a failed call (DESIGN.md). */
+/** OUTPUT_TRUNCATED is a flag on a result that still arrived, never a failed call. */
 export const succeededDespite = (type: ErrorType | null) => type === 'OUTPUT_TRUNCATED';

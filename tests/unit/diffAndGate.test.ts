@@ -129,7 +129,7 @@ describe('epochs in the report', () => {
   });
 });
 
-describe('the diff on every shape of data (issue 12)', () => {
+describe('the diff on every shape of data', () => {
   const many = (n: number, trials: (i: number) => string) => Array.from({ length: n }, (_, i) => ({ id: `t${i}`, trials: trials(i) }));
 
   it('a 1-epoch baseline against a 3-epoch run with the same pass rates is not a regression', () => {

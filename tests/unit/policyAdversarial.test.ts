@@ -8,7 +8,7 @@ import type { Policy } from '../../src/schema/policy.js';
 import { tempDir } from '../helpers/cli.js';
 
 /**
- * Holes found by attacking the sandbox-aware policy of issue 11 with hand-written inputs, each
+ * Holes found by attacking the sandbox-aware policy with hand-written inputs, each
  * closed in the reading or rule that let it through. Every case is decided under both sandboxes.
  */
 let policy: Policy;
