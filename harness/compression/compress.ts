@@ -1,9 +1,10 @@
 import type { ChatMessage } from '../model/types.js';
 
 /**
- * Context compression as the seeds learned it: keep the system message, the user's task and the
- * tool-call protocol (every assistant tool call keeps its matching tool message), and replace large
- * old tool results by a compact summary. It never makes the context larger.
+ * Context compression as the seeds learned it: once the conversation is over the threshold, keep the
+ * system message, the user's task and the tool-call protocol (every assistant tool call keeps its
+ * matching tool message), and replace every large tool result, the latest round's included, by a
+ * compact summary. It never makes the context larger. docs/harness.md, Context compression.
  */
 export interface CompressionOutcome {
   messages: ChatMessage[];
@@ -12,9 +13,12 @@ export interface CompressionOutcome {
   compressedResults: number;
 }
 
-const KEEP_RECENT_RESULTS = 2;
 const MIN_RESULT_CHARS = 600;
-const STRUCTURE = /^\s*(#{1,6}\s|import\s|from\s+\S+\s+import|export\s|(async\s+)?function\s|def\s|class\s|interface\s|type\s+\w+\s*=|struct\s|enum\s|fn\s|pub\s|package\s|func\s|const\s+\w+\s*=|module\s)/;
+const HEAD_LINES = 5;
+const TAIL_LINES = 3;
+/** Lines that outline code or prose: headings, imports, declarations, and a C-style `main`. */
+const STRUCTURE =
+  /^\s*(#{1,6}\s|#include\s|import\s|from\s+\S+\s+import|export\s|(async\s+)?function\s|def\s|class\s|interface\s|namespace\s|type\s+\w+\s*=|struct\s|enum\s|fn\s|pub\s|package\s|func\s|(const|let|var)\s+\w+\s*[=:]|module\s|([\w*&]+\s+)*\**main\s*\()/;
 
 export function conversationChars(messages: ChatMessage[]): number {
   let total = 0;
@@ -25,7 +29,7 @@ export function conversationChars(messages: ChatMessage[]): number {
   return total;
 }
 
-/** A summary of one tool result: what it was, its size, head, structure lines and tail. */
+/** A summary of one tool result: what it was, its size, its first non-empty lines, structure lines and tail. */
 export function summarizeResult(source: string, content: string): string {
   let text = content;
   try {
@@ -35,10 +39,13 @@ export function summarizeResult(source: string, content: string): string {
     // not JSON: summarize the raw text
   }
   const lines = text.split('\n');
-  const head = lines.slice(0, 5).map((l) => l.slice(0, 120));
-  const tail = lines.length > 8 ? lines.slice(-3).map((l) => l.slice(0, 120)) : [];
+  const headIndexes = lines.flatMap((l, i) => (l.trim() ? [i] : [])).slice(0, HEAD_LINES);
+  const head = headIndexes.map((i) => lines[i]!.slice(0, 120));
+  const bodyStart = (headIndexes.at(-1) ?? -1) + 1;
+  const tailStart = Math.max(bodyStart, lines.length - TAIL_LINES);
+  const tail = lines.length > HEAD_LINES + TAIL_LINES ? lines.slice(tailStart).map((l) => l.slice(0, 120)) : [];
   const structure = lines
-    .slice(5, lines.length - 3)
+    .slice(bodyStart, tail.length ? tailStart : lines.length)
     .filter((l) => STRUCTURE.test(l))
     .slice(0, 12)
     .map((l) => l.trim().slice(0, 100));
@@ -60,12 +67,9 @@ export function compressConversation(messages: ChatMessage[], threshold: number)
     if (m.role !== 'assistant') continue;
     for (const c of m.tool_calls ?? []) sources.set(c.id, `${c.function.name} ${c.function.arguments.slice(0, 200)}`);
   }
-  const toolIndexes = messages.flatMap((m, i) => (m.role === 'tool' ? [i] : []));
-  const compressible = new Set(toolIndexes.slice(0, Math.max(0, toolIndexes.length - KEEP_RECENT_RESULTS)));
-
   let compressedResults = 0;
-  const out = messages.map((m, i) => {
-    if (m.role !== 'tool' || !compressible.has(i) || m.content.length < MIN_RESULT_CHARS) return m;
+  const out = messages.map((m) => {
+    if (m.role !== 'tool' || m.content.length < MIN_RESULT_CHARS) return m;
     if (m.content.startsWith('[compressed tool result]')) return m;
     const summary = summarizeResult(sources.get(m.tool_call_id) ?? 'tool result', m.content);
     if (summary.length >= m.content.length) return m;
