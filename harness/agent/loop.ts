@@ -1,11 +1,13 @@
+import type { ToolLimits } from '../../src/schema/limits.js';
 import type { Trace } from '../../src/schema/trace.js';
 import { compressConversation } from '../compression/compress.js';
 import { ModelError, type ChatMessage } from '../model/types.js';
 import { toolDefinitions } from '../tools/registry.js';
+import type { ToolContext } from '../tools/types.js';
 import { ProviderFaultError } from '../../src/provider/index.js';
 import { TraceRecorder, type SpanHandle } from '../trace/recorder.js';
 import type { HarnessDeps } from './config.js';
-import { openTools, runSettingsAttributes, toolContext, type OpenedTools } from './runTools.js';
+import { openTools, runSettingsAttributes, toolContext, toolLimits, toolLimitsAttributes, type OpenedTools } from './runTools.js';
 import { runToolCall, toolMessageContent } from './toolCall.js';
 
 export interface AgentTask {
@@ -19,6 +21,8 @@ export interface AgentTask {
   deadline?: number | undefined;
   /** Lends the task's work slot while the model waits out a provider backoff. */
   park?: (<T>(wait: Promise<T>) => Promise<T>) | undefined;
+  /** The task's own shell timeout and output cap (over the policy's). */
+  toolLimits?: ToolLimits | undefined;
 }
 
 const NUDGE = 'Your last reply was empty. Call a tool, or give your final answer as plain text.';
@@ -43,25 +47,25 @@ export function stripThink(text: string): string {
 export async function runAgent(task: AgentTask, deps: HarnessDeps, signal: AbortSignal): Promise<Trace> {
   const { settings } = deps;
   const recorder = new TraceRecorder(task.id, task.epoch, deps.model.info, deps.redactor);
-  recorder.setRoot(runSettingsAttributes(settings));
+  const limits = toolLimits(deps, task.toolLimits);
+  recorder.setRoot({ ...runSettingsAttributes(settings), ...toolLimitsAttributes(limits) });
   const opened = await openTools(settings, task.workspace, signal);
   if ('error' in opened) return recorder.finish(null, 'error', opened.error);
   if (opened.dropped.length > 0) recorder.setRoot({ 'mcp.tools_dropped': opened.dropped });
   try {
-    return await agentLoop(task, deps, signal, recorder, opened);
+    return await agentLoop(task, deps, signal, recorder, opened, toolContext(deps, task.workspace, signal, limits));
   } finally {
     await opened.close();
   }
 }
 
-async function agentLoop(task: AgentTask, deps: HarnessDeps, signal: AbortSignal, recorder: TraceRecorder, extra: OpenedTools): Promise<Trace> {
+async function agentLoop(task: AgentTask, deps: HarnessDeps, signal: AbortSignal, recorder: TraceRecorder, extra: OpenedTools, context: ToolContext): Promise<Trace> {
   const { settings } = deps;
   const tools = toolDefinitions(settings.toolDescriptions, settings.toolParameterDescriptions, extra.list);
   const choice = settings.toolChoice;
   if (typeof choice === 'object' && !tools.some((t) => t.function.name === choice.name)) {
     return recorder.finish(null, 'error', { code: 'TOOL_CHOICE', message: `tool_choice names ${choice.name}, which is not a tool of this run` });
   }
-  const context = toolContext(deps, task.workspace, signal);
   // A forced choice (required, a named tool) holds until a tool has run, then `auto`: otherwise the
   // model could never answer (the OpenAI Agents SDK's reset_tool_choice does the same).
   let currentChoice = choice;

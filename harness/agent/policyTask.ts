@@ -1,7 +1,8 @@
+import type { ToolLimits } from '../../src/schema/limits.js';
 import type { Trace } from '../../src/schema/trace.js';
 import { TraceRecorder } from '../trace/recorder.js';
 import type { HarnessDeps } from './config.js';
-import { openTools, runSettingsAttributes, toolContext } from './runTools.js';
+import { openTools, runSettingsAttributes, toolContext, toolLimits, toolLimitsAttributes } from './runTools.js';
 import { runToolCall, toolMessageContent } from './toolCall.js';
 
 export interface PolicyTaskInput {
@@ -11,6 +12,8 @@ export interface PolicyTaskInput {
   toolCall: { name: string; arguments: Record<string, unknown> };
   /** false: the policy decides and the trace records it, but nothing runs. */
   execute: boolean;
+  /** The task's own shell timeout and output cap (over the policy's). */
+  toolLimits?: ToolLimits | undefined;
 }
 
 /**
@@ -19,7 +22,8 @@ export interface PolicyTaskInput {
  */
 export async function runPolicyTask(input: PolicyTaskInput, deps: HarnessDeps, signal: AbortSignal): Promise<Trace> {
   const recorder = new TraceRecorder(input.id, input.epoch, { provider: 'none', mode: 'none', model: 'none', base_url: null }, deps.redactor);
-  recorder.setRoot(runSettingsAttributes(deps.settings));
+  const limits = toolLimits(deps, input.toolLimits);
+  recorder.setRoot({ ...runSettingsAttributes(deps.settings), ...toolLimitsAttributes(limits) });
   // MCP servers start only when the call is for one of their tools.
   const needsMcp = input.toolCall.name.includes('__');
   const opened = needsMcp ? await openTools(deps.settings, input.workspace, signal) : await openTools({ ...deps.settings, mcpServers: [] }, input.workspace);
@@ -32,7 +36,7 @@ export async function runPolicyTask(input: PolicyTaskInput, deps: HarnessDeps, s
         step: 1,
         policy: deps.policy,
         approver: deps.approver,
-        context: toolContext(deps, input.workspace, signal),
+        context: toolContext(deps, input.workspace, signal, limits),
         recorder,
         execute: input.execute,
         tools: opened.byName,

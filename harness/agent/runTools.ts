@@ -1,3 +1,4 @@
+import type { ToolLimits } from '../../src/schema/limits.js';
 import type { AttributeValue } from '../../src/schema/trace.js';
 import type { McpTool } from '../mcp/mcpToolset.js';
 import type { Tool, ToolContext } from '../tools/types.js';
@@ -25,11 +26,28 @@ export async function openTools(settings: HarnessSettings, workspace: string, si
   }
 }
 
-export function toolContext(deps: HarnessDeps, workspace: string, signal: AbortSignal): ToolContext {
+export interface ResolvedToolLimits {
+  shellTimeoutMs: number;
+  outputCap: number;
+}
+
+/** The one owner of a task's tool limits: the task's own, else the policy's, else the harness defaults. */
+export function toolLimits(deps: HarnessDeps, task: ToolLimits = {}): ResolvedToolLimits {
+  return {
+    shellTimeoutMs: task.shellTimeoutMs ?? deps.policy.shell_timeout_ms ?? deps.settings.shellTimeoutMs,
+    outputCap: task.outputCap ?? deps.policy.output_cap ?? deps.settings.outputCap,
+  };
+}
+
+/** The limits as every trace records them on its root span. */
+export function toolLimitsAttributes(limits: ResolvedToolLimits): Record<string, AttributeValue> {
+  return { 'tool.shell_timeout_ms': limits.shellTimeoutMs, 'tool.output_cap': limits.outputCap };
+}
+
+export function toolContext(deps: HarnessDeps, workspace: string, signal: AbortSignal, limits: ResolvedToolLimits): ToolContext {
   return {
     workspace,
-    outputCap: deps.settings.outputCap,
-    shellTimeoutMs: deps.settings.shellTimeoutMs,
+    ...limits,
     sandboxMode: deps.settings.sandboxMode,
     secretPaths: deps.policy.secret_paths,
     signal,

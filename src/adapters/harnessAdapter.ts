@@ -104,13 +104,13 @@ export function createHarnessAdapter(options: HarnessAdapterOptions): Adapter {
     async run(task: Task, ctx: AdapterRunContext): Promise<Trace> {
       if (task.toolCall) {
         return runPolicyTask(
-          { id: task.id, epoch: ctx.epoch, workspace: ctx.workspace, toolCall: task.toolCall, execute: task.toolCall.execute },
+          { id: task.id, epoch: ctx.epoch, workspace: ctx.workspace, toolCall: task.toolCall, execute: task.toolCall.execute, toolLimits: task.toolLimits },
           deps,
           ctx.signal,
         );
       }
       return runAgent(
-        { id: task.id, prompt: task.prompt ?? '', workspace: ctx.workspace, maxSteps: task.maxSteps ?? settings.maxSteps, epoch: ctx.epoch, deadline: ctx.deadline, park: ctx.park },
+        { id: task.id, prompt: task.prompt ?? '', workspace: ctx.workspace, maxSteps: task.maxSteps ?? settings.maxSteps, epoch: ctx.epoch, deadline: ctx.deadline, park: ctx.park, toolLimits: task.toolLimits },
         deps,
         ctx.signal,
       );

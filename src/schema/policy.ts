@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ToolLimitsShape } from './limits.js';
 import { RiskLevelSchema } from './trace.js';
 
 /**
@@ -37,6 +38,7 @@ export const PolicySchema = z.strictObject({
   mcp_tools: RuleDecision.default('require_approval'),
   /** Workspace paths no tool may read or write (globs relative to the workspace root). */
   secret_paths: z.array(z.string().min(1)).default([]),
+  ...ToolLimitsShape,
   shell: z.strictObject({
     allow: z.array(z.string().min(1)),
     /** Programs whose arguments are a command to run (env, timeout, nice ...): the wrapped command is judged instead. */

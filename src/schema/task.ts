@@ -1,9 +1,9 @@
 import { z } from 'zod';
+import { TimeoutMsSchema, ToolLimitsShape, type ToolLimits } from './limits.js';
 import { McpServerSchema } from './mcpServer.js';
 import { ErrorTypeSchema, PolicyDecisionSchema } from './trace.js';
 
-/** The longest timer Node can set (2^31−1 ms, about 24.8 days); a longer one fires at once. */
-export const MAX_TIMEOUT_MS = 2_147_483_647;
+export { MAX_TIMEOUT_MS } from './limits.js';
 
 /**
  * One JSONL line of a suite. The shorthand fields, the seed aliases and the general `checks`
@@ -80,7 +80,8 @@ export const RawTaskSchema = z
     expected_policy: ExpectedPolicyField.optional(),
     expected_tools: z.array(z.string().min(1)).min(1).optional(),
     max_steps: z.number().int().positive().max(1000).optional(),
-    timeout_ms: z.number().int().positive().max(MAX_TIMEOUT_MS, `at most ${MAX_TIMEOUT_MS} ms (about 24.8 days): a longer timer would fire at once`).optional(),
+    timeout_ms: TimeoutMsSchema.optional(),
+    ...ToolLimitsShape,
     tags: z.array(z.string().min(1)).optional(),
     checks: z.array(CheckSpecSchema).optional(),
     metadata: z.record(z.string(), z.unknown()).optional(),
@@ -121,6 +122,8 @@ export interface Task {
   workspace: string | null;
   maxSteps: number | null;
   timeoutMs: number | null;
+  /** The task's own tool limits (`shell_timeout_ms`, `output_cap`); unset ones come from the policy. */
+  toolLimits?: ToolLimits;
   tags: string[];
   checks: CheckSpec[];
   /** Stable fingerprint of the task's definition; a baseline uses it to tell a changed task. */

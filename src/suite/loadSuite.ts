@@ -223,6 +223,9 @@ export function loadSuite(file: string): LoadedSuite {
       workspace,
       maxSteps: raw.max_steps ?? null,
       timeoutMs: raw.timeout_ms ?? null,
+      ...(raw.shell_timeout_ms !== undefined || raw.output_cap !== undefined
+        ? { toolLimits: { shellTimeoutMs: raw.shell_timeout_ms, outputCap: raw.output_cap } }
+        : {}),
       tags: raw.tags ?? [],
       checks,
       fingerprint: fingerprint(raw),

@@ -1,4 +1,5 @@
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { decideShell, loadPolicy } from '../../harness/index.js';
@@ -10,10 +11,13 @@ const doc = readFileSync(path.join(ROOT, 'docs/harness.md'), 'utf8');
 const jsonBlocks = [...doc.matchAll(/```json\n([\s\S]*?)```/g)].map((m) => JSON.parse(m[1]!) as unknown);
 
 describe('docs/harness.md', () => {
-  it('its policy rules and suite header are valid as written', () => {
-    expect(jsonBlocks).toHaveLength(2);
+  it('its policy rules, suite header and tool-limits policy are valid as written', () => {
+    expect(jsonBlocks).toHaveLength(3);
     for (const rule of jsonBlocks[0] as unknown[]) expect(ShellRuleSchema.safeParse(rule).success).toBe(true);
     expect(SuiteHeaderSchema.safeParse(jsonBlocks[1]).success).toBe(true);
+    const file = path.join(mkdtempSync(path.join(tmpdir(), 'harness-docs-')), 'policy.json');
+    writeFileSync(file, JSON.stringify(jsonBlocks[2]));
+    expect(loadPolicy(file)).toMatchObject({ shell_timeout_ms: 60_000, output_cap: 20_000 });
   });
 
   it('its table of default decisions holds', async () => {
