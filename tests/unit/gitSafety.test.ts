@@ -228,7 +228,8 @@ describe('a secret the repository tracks, or once tracked, is not printed from i
       if (!command.includes('--full-diff')) expect((await run(command, dir, mode)).output, command).toContain(SECRET);
       const guarded = await run(command, dir, mode, secretPaths);
       expect(guarded.output, command).not.toContain(SECRET);
-      expect(guarded.output, command).toContain('deploy/.env');
+      // Under bubblewrap the secret's blob is masked too (gitSecretObjects.test.ts): git may find no such object.
+      expect(guarded.output, command).toMatch(mode === 'bwrap' && refused.includes(command) ? /deploy\/\.env|Not a valid object name|bad object|unable to read/ : /deploy\/\.env/);
       // git grep exits 1 when nothing matches: the secret's lines were all it would have found.
       expect(refused.includes(command) ? [128] : [0, 1], `${command}: ${guarded.output}`).toContain(guarded.exitCode);
       if (withheld.includes(command)) expect(guarded.output, command).toMatch(/withheld from this output/);
