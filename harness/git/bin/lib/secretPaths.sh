@@ -41,13 +41,14 @@ first_tracked_secret() {
   IFS=$old_ifs
 }
 
-# Every blob that was ever the content of a secret path (index, history, reflogs, stashes), one a line.
+# Every blob that was ever the content of a secret path (index, history, reflogs, stashes), one a
+# line as "<id><TAB><path>" (a blob that was at two secret paths is listed for each).
 secret_blobs() {
   IFS=$nl
   # shellcheck disable=SC2086
-  { as_command ls-files -s -- $find_specs | awk '{ print $2 }'
-    as_command log --all --reflog -m --root --format= --raw --no-abbrev --no-renames -- $find_specs | awk '/^:/ { print $3; print $4 }'
-  } 2>/dev/null | grep -v '^0*$' | sort -u
+  { as_command ls-files -s --full-name -- $find_specs | awk -F '\t' '{ split($1, f, " "); print f[2] "\t" $2 }'
+    as_command log --all --reflog -m --root --format= --raw --no-abbrev --no-renames -- $find_specs | awk -F '\t' '/^:/ { split($1, f, " "); print f[3] "\t" $2; print f[4] "\t" $2 }'
+  } 2>/dev/null | grep -v '^0*	' | sort -u
   IFS=$old_ifs
 }
 

@@ -79,7 +79,7 @@ fi
 
 # A named object that is, or (for diff, grep, archive) holds, a secret's content is refused.
 if [ -n "$operands" ]; then
-  blobs=$(secret_blobs)
+  blobs=$(secret_blobs | cut -f1 | sort -u)
   # Each operand, each end of a range, and each peeled (a tag of a blob shows the blob).
   wanted=$(printf '%s\n' "$operands" | sed -n 's/^\^//; s/\.\.\.*/\n/g; /./p' | sed -n '/./{p;s/$/^{}/p;}' | as_command cat-file --batch-check='%(objecttype) %(objectname)' 2>/dev/null)
   IFS=$nl
