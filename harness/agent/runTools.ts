@@ -32,6 +32,7 @@ export function toolContext(deps: HarnessDeps, workspace: string, signal: AbortS
     shellTimeoutMs: deps.settings.shellTimeoutMs,
     sandboxMode: deps.settings.sandboxMode,
     secretPaths: deps.policy.secret_paths,
+    limits: deps.policy.limits,
     signal,
   };
 }
