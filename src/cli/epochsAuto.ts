@@ -25,6 +25,17 @@ export function epochCount(flags: EpochsFlags): number {
   return flags.epochs === 'auto' ? (flags.maxEpochs ?? DEFAULT_MAX_EPOCHS) : flags.epochs;
 }
 
+/** Most trials (tasks × epochs) one run may plan: its journal, report and copies of workspaces grow with it. */
+export const MAX_TRIALS = 1_000_000;
+
+/** A run that plans more trials than MAX_TRIALS is bad input, before anything runs. */
+export function checkTrialCount(tasks: number, flags: EpochsFlags): void {
+  const count = epochCount(flags);
+  if (tasks * count > MAX_TRIALS) {
+    throw new CliError(`${tasks} tasks × ${count} epochs = ${tasks * count} trials; a run holds at most ${MAX_TRIALS} (fewer --epochs, or split the run with --shard)`, EXIT.BAD_INPUT);
+  }
+}
+
 /** --max-epochs and the budgets only mean something with --epochs auto, which needs a readable baseline. */
 export function checkEpochsFlags(flags: EpochsFlags): void {
   const extras = [flags.maxEpochs !== undefined && '--max-epochs', flags.budget !== undefined && '--budget', flags.budgetTokens !== undefined && '--budget-tokens'].filter(Boolean);

@@ -16,8 +16,8 @@ import { ViewerTraces } from '../reporters/html/viewerTraces.js';
 import { CliError, EXIT } from './exitCodes.js';
 import { addGateOptions, finishReport, loadGateInputs, type GateFlags } from './finishReport.js';
 import { ensureWritableDir } from './outputDir.js';
-import { epochsOption, positiveInt, timeoutMs } from './parsers.js';
-import { checkEpochsFlags, epochCount, runEpochsAuto } from './epochsAuto.js';
+import { epochs, epochsOption, positiveInt, timeoutMs } from './parsers.js';
+import { checkEpochsFlags, checkTrialCount, epochCount, runEpochsAuto } from './epochsAuto.js';
 import { loadVariant, type LoadedVariant } from './variantOption.js';
 import { checkResumeSettings, runSettingsOf } from './runSettingsOf.js';
 import { checkOutputFolder } from '../runner/previousRun.js';
@@ -70,7 +70,7 @@ export function addRunOptions(command: Command, { variant }: { variant: boolean 
     )
     .option('-j, --concurrency <n>', 'tasks run at once', positiveInt, 4)
     .option('--epochs <k|auto>', 'run every task K times (pass@k, pass^k, flaky tasks); auto: re-run in stages only where more trials can still move the verdict against --baseline', epochsOption, 1)
-    .option('--max-epochs <k>', 'with --epochs auto: most trials any task gets (default 5)', positiveInt)
+    .option('--max-epochs <k>', 'with --epochs auto: most trials any task gets (default 5)', epochs)
     .option('--budget <trials>', 'with --epochs auto: most trials (agent runs) for the whole run', positiveInt)
     .option('--budget-tokens <n>', 'with --epochs auto: stop re-running once the run has used about this many tokens', positiveInt)
     .option('--timeout <ms>', `per-task time limit in milliseconds (1 to ${MAX_TIMEOUT_MS}); provider retries stay within it; a harness task over it is errored TASK_TIMEOUT; an external agent (--agent-cmd, --agent-url) is stopped a margin before it (20% of it, 0.25 to 2 s) and failed AGENT_TIMEOUT`, timeoutMs, 300_000)
@@ -136,6 +136,7 @@ export interface PreparedRun {
 export function prepareRun(suiteFiles: string[], flags: RunFlags): PreparedRun {
   const suites = loadSuites(suiteFiles);
   const { selected, wholeRun, shard, policyTasksOnly } = selectTasks(flags, suites.flatMap((s) => s.tasks));
+  checkTrialCount(wholeRun.length, flags);
   return { suites, suiteDefaults: suiteDefaults(suites), tasks: selected, wholeRun, shard, policyTasksOnly, redactor: createRedactor(process.env, secretsOf({ flags, env: process.env })) };
 }
 

@@ -122,11 +122,13 @@ export async function orchestrate(adapter: Adapter, tasks: Task[], options: Orch
   let storeFailure = null as { error: unknown } | null;
   const stopped = () => options.signal.aborted || storeFailure !== null;
   try {
-    for (let epoch = 0; epoch < options.epochs; epoch++) {
+    // Stopped: out of both loops at once (a stop that left only the inner one spun through every
+    // remaining epoch without yielding, and a second Ctrl-C could not be heard).
+    queue: for (let epoch = 0; epoch < options.epochs; epoch++) {
       for (const task of tasks) {
         if (options.skip?.(task, epoch)) continue;
         while (limit.activeCount + limit.pendingCount >= limit.concurrency) await new Promise<void>((resolve) => (slotFreed = resolve));
-        if (stopped()) break;
+        if (stopped()) break queue;
         const job: Promise<void> = limit(async () => {
           if (stopped()) return;
           const outcome = await runTrial(adapter, task, epoch, options, shared);
