@@ -1,10 +1,13 @@
 import type { Trace } from '../schema/trace.js';
 import { buildTrace } from './buildTrace.js';
+import { claudeCode } from './claudeCode.js';
+import { codexRollout } from './codexRollout.js';
 import { ImportError } from './importError.js';
 import { inspectEval, inspectJson } from './inspectLog.js';
 import { parseJson, parseJsonLines, parseJsonStream, textOf } from './jsonText.js';
 import { miniSweAgent } from './miniSweAgent.js';
 import { openaiMessages } from './openaiMessages.js';
+import { openHands } from './openHands.js';
 import { otlpJson } from './otlpJson.js';
 import { jaegerJson, otelSdkSpans, phoenixSpans } from './spanExports.js';
 import { sweAgentTraj } from './sweAgent.js';
@@ -20,6 +23,9 @@ export const FORMATS = {
   'otel-sdk-spans': otelSdkSpans,
   'swe-agent': sweAgentTraj,
   'mini-swe-agent': miniSweAgent,
+  openhands: openHands,
+  'claude-code': claudeCode,
+  codex: codexRollout,
   'openai-messages': openaiMessages,
 } as const satisfies Record<string, TraceFormat>;
 export type FormatName = keyof typeof FORMATS;
