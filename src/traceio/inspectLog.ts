@@ -168,8 +168,7 @@ function sampleConversation(rawSample: Rec, evalInfo: Rec, stats: Rec, fileName:
   const times = events.filter(isRecord).map((e) => isoOf(e['timestamp'])).filter((t): t is string => t !== null);
   return {
     format: 'inspect',
-    // Sample ids repeat across evals (every dataset has a sample 1): the task is the eval's task and the sample.
-    taskId: str(evalInfo['task']) ? `${str(evalInfo['task'])}/${String(id)}` : String(id),
+    taskId: String(id),
     taskIdFrom: 'trace',
     // Inspect counts epochs from 1, tracegate from 0.
     epoch: epoch !== null && epoch >= 1 ? epoch - 1 : 0,

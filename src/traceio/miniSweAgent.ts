@@ -145,7 +145,8 @@ function messageTurns(messages: Rec[], toolCalling: boolean): { turns: Turn[]; s
           if (SUBMIT.test(command) && t.ok) submitted = t.result ?? '';
         }
       }
-    } else if (isFormatError(m) && (i === 0 || messages[i - 1]!['role'] !== 'assistant')) {
+    } else if (extra['interrupt_type'] === 'FormatError' && (i === 0 || messages[i - 1]!['role'] !== 'assistant')) {
+      // Only mini-swe-agent 2's own mark counts here: a task text may quote the format error's words.
       // mini-swe-agent 2 adds no assistant message for a rejected reply: the FormatError message is
       // all there is of that model call (its reply in extra.response, or the text in extra.model_response).
       const response = isRecord(extra['response']) ? extra['response'] : {};

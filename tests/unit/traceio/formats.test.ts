@@ -165,8 +165,8 @@ describe('agent logs', () => {
     });
     const imported = parseTraces(archive, 'two.eval');
     expect(imported.traces.map((t) => [t.task_id, t.epoch, t.final_answer.exit_reason])).toEqual([
-      ['t/task_a', 0, 'completed'],
-      ['t/task_a', 1, 'max_steps'],
+      ['task_a', 0, 'completed'],
+      ['task_a', 1, 'max_steps'],
     ]);
     expect(toolAttr(toolSpans(imported.traces[0]!)[0]!)).toMatchObject({ errorType: 'COMMAND_TIMEOUT', message: 'Command timed out', ok: false });
     expect(names(imported.traces[0]!)).toEqual(['bash', 'read']); // the subtask's tool call too
