@@ -122,9 +122,7 @@ export function registerScore(program: Command, handle: Handle): void {
       const taken = new Set<string>();
       const startedAt = new Date();
       for (const { file, trace } of stored) {
-        // An Inspect sample's task id is `<eval task>/<sample id>`; a suite may name the sample alone.
-        const sampleId = trace.spans[0]?.attributes['inspect.sample_id'];
-        const task = tasks.get(trace.task_id) ?? (typeof sampleId === 'string' ? tasks.get(sampleId) : undefined) ?? tasks.get(taskFromFile(file));
+        const task = tasks.get(trace.task_id) ?? tasks.get(taskFromFile(file));
         if (!task) {
           unmatched.push(terminalSafe(`${path.relative(process.cwd(), file)} (task_id ${trace.task_id})`));
           continue;
