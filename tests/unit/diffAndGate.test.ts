@@ -247,11 +247,19 @@ describe('a default gate right under noise, one verdict and one number (issue 19
     const report = { ...cur, diff: diffReports(cur, base, 'b.json') };
     const sig = report.diff.significance!;
     const printed = (-sig.delta * 100).toFixed(1);
-    const gate = evaluateGate(report, { max_drop: -sig.delta - 0.0001, no_significant_regression: true }, 't');
+    const gate = evaluateGate(report, { max_drop: (Number(printed) - 0.1) / 100, no_significant_regression: true }, 't');
     expect(gate.results[0]).toMatchObject({ rule: 'max_drop', passed: false, actual: `drop ${printed} points` });
     expect(gate.results[1]!.actual).toContain(`drop ${printed} points`);
-    expect(evaluateGate(report, { max_drop: -sig.delta + 0.0001 }, 't').passed).toBe(true);
+    expect(evaluateGate(report, { max_drop: Number(printed) / 100 }, 't').passed).toBe(true);
     expect(report.diff.metrics.map((m) => m.name)).not.toContain('paired_pass_rate');
+  });
+
+  it('max_drop reads the drop as printed: a printed "drop 17.0 points" passes --max-drop 17%', () => {
+    const cur = makeReport([{ id: 'a', trials: 'p' }]);
+    const sig = { ...diffReports(cur, cur, 'b.json').significance!, delta: -0.17043 };
+    const report = { ...cur, diff: { ...diffReports(cur, cur, 'b.json'), significance: sig } };
+    expect(evaluateGate(report, { max_drop: 0.17 }, 't').results[0]).toMatchObject({ passed: true, actual: 'drop 17.0 points' });
+    expect(evaluateGate(report, { max_drop: 0.169 }, 't').results[0]).toMatchObject({ passed: false, actual: 'drop 17.0 points' });
   });
 
   it('a comparison with no paired task is not a pass: the rule fails and says why', () => {
