@@ -3,6 +3,10 @@ import type { RunReport, TaskResult } from '../schema/report.js';
 import { ratio } from '../report/stats.js';
 import { pairedSignificance } from './significance.js';
 import { epochFlips } from './pairedAdaptivePlan.js';
+import { tasksBeyondNoise } from './taskNoise.js';
+
+/** Model modes whose trials cannot differ by chance: replayed or scripted responses, or no model (policy tasks). */
+const DETERMINISTIC_MODES = new Set(['replayed', 'scripted', 'none']);
 
 const CHANGE_ORDER: TaskChange[] = ['regressed', 'errored', 'reason_changed', 'fixed', 'still_failing', 'new', 'removed', 'unchanged'];
 
@@ -108,33 +112,40 @@ export function diffReports(
     return [{ base, cur }];
   });
   const epochs = Math.min(current.run.epochs, baseline.run.epochs);
+  const pairedCounts = paired.map((p) => {
+    const b = trialCounts(p.base);
+    const c = trialCounts(p.cur);
+    return { baseline: b, current: c, errored: { baseline: b.errored, current: c.errored } };
+  });
   const significance =
     paired.length > 0
       ? pairedSignificance(
-          paired.map((p) => {
-            const b = trialCounts(p.base);
-            const c = trialCounts(p.cur);
-            return { baseline: b, current: c, errored: { baseline: b.errored, current: c.errored } };
-          }),
+          pairedCounts,
           alpha,
           // Both sides staged by compare --epochs auto: the exact test is over epoch-paired trials.
           current.run.adaptive?.sides === 'both'
             ? paired.reduce(
                 (sum, p) => {
                   const f = epochFlips(p.base, p.cur);
-                  return { baselineOnly: sum.baselineOnly + f.aOnly, currentOnly: sum.currentOnly + f.bOnly };
+                  return { baselineOnly: sum.baselineOnly + f.aOnly, currentOnly: sum.currentOnly + f.bOnly, pairs: sum.pairs + f.pairs };
                 },
-                { baselineOnly: 0, currentOnly: 0 },
+                { baselineOnly: 0, currentOnly: 0, pairs: 0 },
               )
             : undefined,
         )
       : null;
+  // Each paired task's own fall, read against noise with the suite's multiplicity controlled.
+  const noise = tasksBeyondNoise(pairedCounts, alpha, {
+    deterministic: [baseline, current].every((r) => DETERMINISTIC_MODES.has(r.run.model.mode)),
+    flips: significance?.method === 'exact_mcnemar' ? { regressed: significance.verdict === 'regressed' } : null,
+  });
+  const byId = new Map(tasks.map((t) => [t.id, t]));
+  paired.forEach((p, i) => Object.assign(byId.get(p.cur.id)!, noise[i]));
   if (significance?.weak?.length) notes.push(`weak comparison: ${significance.weak.join('; ')}`);
 
   const bothPass = paired.filter((p) => p.base.status === 'passed' && p.cur.status === 'passed');
   const metrics: MetricDiff[] = [
     metric('pass_rate', baseline.summary.pass_rate, current.summary.pass_rate, 'higher'),
-    metric('paired_pass_rate', mean(paired.map((p) => p.base.pass_fraction!)), mean(paired.map((p) => p.cur.pass_fraction!)), 'higher', 'over tasks judged in both runs'),
     metric('error_rate', baseline.summary.error_rate, current.summary.error_rate, 'lower'),
     metric('steps_mean', mean(bothPass.map((p) => p.base.steps)), mean(bothPass.map((p) => p.cur.steps)), 'lower', 'on tasks that pass in both'),
     // A reduce, not Math.max(...list): a spread of 100k+ values overflows the call stack.

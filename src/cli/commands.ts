@@ -13,6 +13,7 @@ import { TraceSchema } from '../schema/trace.js';
 import { loadSuites } from '../suite/loadSuite.js';
 import { CliError, EXIT } from './exitCodes.js';
 import { addGateOptions, finishReport, loadGateInputs, type GateFlags } from './finishReport.js';
+import { DEFAULT_ALPHA } from '../schema/gate.js';
 import { ensureWritableDir } from './outputDir.js';
 import { addRunOptions, buildAdapter, prepareRun, runInto, type RunFlags } from './runCommand.js';
 import { checkCompareEpochsFlags, pairedEpochsAuto, type EpochsFlags } from './epochsAuto.js';
@@ -187,17 +188,15 @@ export function registerCompare(program: Command, handle: Handle): void {
       process.stderr.write(`variant A (${variantA.name}) → ${path.relative(process.cwd(), aDir)}\n`);
       let reportA: Awaited<ReturnType<typeof runInto>>;
       let reportB: typeof reportA;
-      let rules = gateInputs.rules;
       // B's report is the page's; A's traces are read from a/ as a baseline's are.
       const viewerTraces = new ViewerTraces();
       if (flags.epochs === 'auto') {
         // Both sides run in stages together; B is diffed at the level of the look the run stopped at.
         process.stderr.write(`variant B (${variantB.name}) → ${path.relative(process.cwd(), outDir)}\n`);
-        const paired = pairedEpochsAuto(flags);
+        const paired = pairedEpochsAuto(flags, gateInputs.rules.alpha ?? DEFAULT_ALPHA);
         const flagsA: RunFlags & Pick<EpochsFlags, 'pairedSide'> = { ...flags, pairedSide: paired.side('a') };
         const flagsB: RunFlags & Pick<EpochsFlags, 'pairedSide'> = { ...flags, pairedSide: paired.side('b') };
         [reportA, reportB] = await Promise.all([runInto(prepared, flagsA, variantA, aDir, adapterA), runInto(prepared, flagsB, variantB, outDir, adapterB, viewerTraces)]);
-        rules = { ...rules, alpha: paired.finalLevel() };
         await jsonReporter.write(prepared.redactor.deep(reportA), aDir);
       } else {
         reportA = await runInto(prepared, flags, variantA, aDir, adapterA);
@@ -207,7 +206,6 @@ export function registerCompare(program: Command, handle: Handle): void {
       }
       return finishReport(reportB, outDir, flags, {
         ...gateInputs,
-        rules,
         baseline: { report: reportA, file: path.join(aDir, 'report.json'), traceDir: 'a' },
       }, prepared.redactor, viewerTraces);
     }),

@@ -13,7 +13,7 @@ import { formatTerminal } from '../reporters/terminal.js';
 import { completeness } from '../report/completeness.js';
 import { summaryMarkdownReporter } from '../reporters/summaryMarkdown.js';
 import type { Redactor } from '../schema/redact.js';
-import { GATE_SCHEMA_VERSION, GateRulesSchema, type GateRules } from '../schema/gate.js';
+import { DEFAULT_ALPHA, GATE_SCHEMA_VERSION, GateRulesSchema, type GateRules } from '../schema/gate.js';
 import { JsonFileError, readJsonFile } from '../schema/jsonFile.js';
 import type { RunReport } from '../schema/report.js';
 import { finalizeReport } from '../report/finalizeReport.js';
@@ -26,6 +26,7 @@ export interface GateFlags {
   minPassRate?: number;
   maxDrop?: number;
   maxRegressions?: number;
+  maxTasksDown?: number;
   mustPassTag?: string[];
   maxErrorRate?: number;
   significance?: boolean;
@@ -37,14 +38,15 @@ export interface GateFlags {
 export function addGateOptions(command: Command): Command {
   return command
     .option('-b, --baseline <file>', 'diff against this baseline report (e.g. baselines/demo.json)')
-    .option('--gate <file>', 'gate rules JSON (min_pass_rate, max_drop, max_regressions, must_pass_tags, max_error_rate, no_significant_regression, alpha)')
+    .option('--gate <file>', 'gate rules JSON (min_pass_rate, max_drop, max_regressions, max_tasks_down, must_pass_tags, max_error_rate, no_significant_regression, alpha)')
     .option('--min-pass-rate <rate>', 'gate: lowest pass rate, a fraction 0..1 or a percentage: 0.8 or 80% (a bare number above 1 is refused)', rate)
-    .option('--max-drop <rate>', 'gate: largest pass-rate fall against the baseline, a fraction or a percentage: 0.05 or 5%', rate)
-    .option('--max-regressions <n>', 'gate: most tasks allowed to go from pass to fail', nonNegativeInt)
+    .option('--max-drop <rate>', 'gate: largest drop (the paired test\'s estimate, the figure every report prints) against the baseline, a fraction or a percentage: 0.05 or 5%', rate)
+    .option('--max-regressions <n>', 'gate: most tasks whose own fall is beyond noise (exact per-task test, Benjamini–Hochberg over the suite)', nonNegativeInt)
+    .option('--max-tasks-down <n>', 'gate: most tasks allowed to go from pass to fail, noise or not (for deterministic suites)', nonNegativeInt)
     .option('--must-pass-tag <tag...>', 'gate: every task with this tag must pass')
     .option('--max-error-rate <rate>', 'gate: largest share of errored trials, a fraction or a percentage: 0.05 or 5%', rate)
     .option('--significance', 'gate: fail on a statistically significant regression')
-    .option('--alpha <p>', 'significance level of the paired test', probability)
+    .option('--alpha <p>', 'significance level of the paired test, the per-task test and --epochs auto (default 0.05)', probability)
     .option('--no-html', 'do not write report.html');
 }
 
@@ -59,6 +61,7 @@ function resolveRules(flags: GateFlags, hasBaseline: boolean): { rules: GateRule
     ...(flags.minPassRate !== undefined ? { min_pass_rate: flags.minPassRate } : {}),
     ...(flags.maxDrop !== undefined ? { max_drop: flags.maxDrop } : {}),
     ...(flags.maxRegressions !== undefined ? { max_regressions: flags.maxRegressions } : {}),
+    ...(flags.maxTasksDown !== undefined ? { max_tasks_down: flags.maxTasksDown } : {}),
     ...(flags.mustPassTag !== undefined ? { must_pass_tags: flags.mustPassTag } : {}),
     ...(flags.maxErrorRate !== undefined ? { max_error_rate: flags.maxErrorRate } : {}),
     ...(flags.significance ? { no_significant_regression: true } : {}),
@@ -113,7 +116,9 @@ export async function finishReport(
   const { rules, source, baseline } = inputs;
   const diffed: RunReport = { ...report };
   if (baseline) {
-    diffed.diff = diffReports(report, baseline.report, path.relative(process.cwd(), baseline.file) || baseline.file, rules.alpha ?? 0.05, baseline.traceDir);
+    // --epochs auto spent alpha over its looks: the diff tests at the level of the look the run stopped at.
+    const alpha = report.run.adaptive?.final_level ?? rules.alpha ?? DEFAULT_ALPHA;
+    diffed.diff = diffReports(report, baseline.report, path.relative(process.cwd(), baseline.file) || baseline.file, alpha, baseline.traceDir);
   }
   // A CI matrix wider than the suite: this shard's empty output is for merge, whose report the gate
   // judges; its own report applies no rule (rules on no task would fail, and the exit says it did not).

@@ -15,6 +15,7 @@ import { executeRun } from '../runner/executeRun.js';
 import { ViewerTraces } from '../reporters/html/viewerTraces.js';
 import { CliError, EXIT } from './exitCodes.js';
 import { addGateOptions, finishReport, loadGateInputs, type GateFlags } from './finishReport.js';
+import { DEFAULT_ALPHA } from '../schema/gate.js';
 import { ensureWritableDir } from './outputDir.js';
 import { epochs, epochsOption, positiveInt, timeoutMs } from './parsers.js';
 import { checkEpochsFlags, checkTrialCount, epochCount, runEpochsAuto } from './epochsAuto.js';
@@ -172,6 +173,8 @@ export async function runInto(
   outDir: string,
   adapter: Adapter,
   viewerTraces?: ViewerTraces,
+  /** The significance level --epochs auto spends over its looks (the gate's alpha). */
+  alpha = DEFAULT_ALPHA,
 ): Promise<RunReport> {
   const controller = new AbortController();
   const onSignal = () => {
@@ -209,7 +212,7 @@ export async function runInto(
             process.stderr.write(`[${done}/${total}] ${trial.status.padEnd(7)} ${taskId}${fixedEpochs > 1 ? ` #${trial.epoch}` : ''}${detail}\n`);
           },
     });
-    return flags.epochs === 'auto' ? await runEpochsAuto(flags, prepared.tasks, execute) : await execute();
+    return flags.epochs === 'auto' ? await runEpochsAuto(flags, prepared.tasks, execute, alpha) : await execute();
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
@@ -260,10 +263,8 @@ Exit codes: 0 gate passed, 1 gate failed, 2 bad input or usage, 3 could not run.
         throw error;
       }
       const viewerTraces = new ViewerTraces();
-      const report = await runInto(prepared, flags, variant, outDir, adapter, viewerTraces);
-      // --epochs auto spends alpha over its looks: the diff uses the level left for the last one.
-      const inputs = flags.epochs === 'auto' && flags.alpha !== undefined ? { ...gateInputs, rules: { ...gateInputs.rules, alpha: flags.alpha } } : gateInputs;
-      return finishReport(report, outDir, flags, inputs, prepared.redactor, viewerTraces);
+      const report = await runInto(prepared, flags, variant, outDir, adapter, viewerTraces, gateInputs.rules.alpha);
+      return finishReport(report, outDir, flags, gateInputs, prepared.redactor, viewerTraces);
     });
   });
 }

@@ -1,6 +1,7 @@
 import { writeFileAtomic } from '../schema/atomicWrite.js';
 import path from 'node:path';
 import { completeness } from '../report/completeness.js';
+import { describeDrop } from '../report/dropFigure.js';
 import type { RunReport } from '../schema/report.js';
 import { modelLabel } from './modelLabel.js';
 import type { Reporter } from './types.js';
@@ -26,7 +27,7 @@ export function mdText(text: string): string {
     .slice(0, 200);
 }
 
-const RATE_METRICS = new Set(['pass_rate', 'paired_pass_rate', 'error_rate', 'tool_error_rate', 'recovery_rate', 'pass_hat_k']);
+const RATE_METRICS = new Set(['pass_rate', 'error_rate', 'tool_error_rate', 'recovery_rate', 'pass_hat_k']);
 
 /** summary.md: the verdict, deltas and regressions with evidence, sized for a job summary or PR comment. */
 export function summaryMarkdown(report: RunReport): string {
@@ -64,7 +65,7 @@ export function summaryMarkdown(report: RunReport): string {
     lines.push('', `${c.regressed} regressed · ${c.fixed} fixed · ${c.reason_changed} changed reason · ${c.still_failing} still failing · ${c.new} new · ${c.removed} removed · ${c.errored} errored`);
     if (diff.significance) {
       const g = diff.significance;
-      lines.push('', `**Paired test (${g.method.replaceAll('_', ' ')}):** ${g.verdict} — Δ ${signed(g.delta, 'points')} [${pct(g.ci_low)}, ${pct(g.ci_high)}] at ${Number((g.confidence * 100).toFixed(1))}%, p = ${g.p_value.toPrecision(3)}; minimum detectable effect ${pct(g.minimum_detectable_effect)}`);
+      lines.push('', `**Paired test (${g.method.replaceAll('_', ' ')}):** ${g.verdict} — ${mdText(describeDrop(g))}; minimum detectable effect ${pct(g.minimum_detectable_effect)}`);
       if (g.why) lines.push('', `Why this test: ${mdText(g.why)}.`);
       if (g.weak?.length) lines.push('', '**Weak comparison:**', '', ...g.weak.map((w) => `- ${mdText(w)}`));
     }

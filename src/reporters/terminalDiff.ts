@@ -1,5 +1,6 @@
 import { makeTable } from './table.js';
 import { terminalSafe } from './terminalSafe.js';
+import { describeDrop } from '../report/dropFigure.js';
 import type { Diff } from '../schema/diff.js';
 import type { GateResult } from '../schema/gate.js';
 
@@ -12,7 +13,7 @@ export function formatDiff(diff: Diff): string {
   lines.push(`against ${terminalSafe(diff.baseline.file)}: ${c.regressed} regressed, ${c.fixed} fixed, ${c.reason_changed} changed reason, ${c.still_failing} still failing, ${c.unchanged} unchanged, ${c.new} new, ${c.removed} removed, ${c.errored} errored`);
   const g = diff.significance;
   if (g) {
-    lines.push(`paired test (${g.method}): ${g.verdict}; Δ pass rate ${(g.delta * 100).toFixed(1)} points, ${Number((g.confidence * 100).toFixed(1))}% CI [${(g.ci_low * 100).toFixed(1)}, ${(g.ci_high * 100).toFixed(1)}], p=${g.p_value.toPrecision(3)}, minimum detectable effect ${pct(g.minimum_detectable_effect)}`);
+    lines.push(`paired test (${g.method}): ${g.verdict}; ${describeDrop(g)}, minimum detectable effect ${pct(g.minimum_detectable_effect)}`);
     if (g.why) lines.push(`  why this test: ${g.why}`);
     if (g.trials) lines.push(`  judged trials: baseline ${g.trials.baseline_judged} (${g.trials.baseline_errored} errored), current ${g.trials.current_judged} (${g.trials.current_errored} errored) over ${g.pairs} paired tasks, ${g.informative_pairs ?? g.pairs} informative`);
   }

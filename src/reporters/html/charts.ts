@@ -1,3 +1,4 @@
+import { describeDrop } from '../../report/dropFigure.js';
 import type { RunReport } from '../../schema/report.js';
 
 /** A vega-lite spec as plain data (validated by vega-lite in the page). */
@@ -176,7 +177,7 @@ function latencyAndTokens(report: RunReport): Chart {
   };
 }
 
-const RATE_METRICS = new Set(['pass_rate', 'paired_pass_rate', 'error_rate', 'tool_error_rate', 'recovery_rate', 'pass_hat_k']);
+const RATE_METRICS = new Set(['pass_rate', 'error_rate', 'tool_error_rate', 'recovery_rate', 'pass_hat_k']);
 
 function baselineComparison(report: RunReport): Chart[] {
   const diff = report.diff;
@@ -211,7 +212,7 @@ function baselineComparison(report: RunReport): Chart[] {
   if (sig) {
     charts.push({
       id: 'verdict',
-      title: `Pass-rate change: ${sig.verdict} (${Number((sig.confidence * 100).toFixed(1))}% interval, p = ${sig.p_value.toPrecision(3)})`,
+      title: `Paired test: ${sig.verdict}, ${describeDrop(sig)} (the chart shows the change, current − baseline)`,
       spec: {
         ...base,
         height: 80,
