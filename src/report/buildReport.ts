@@ -63,6 +63,7 @@ export function summarize(tasks: TaskResult[], epochs: number): Summary {
     tool_calls: toolCalls,
     tool_errors: toolErrors,
     tool_error_rate: ratio(toolErrors, toolCalls),
+    compressed_trials: trials.filter((t) => t.status !== 'errored' && t.compressed === true).length,
     recovery_rate: ratio(trialsWithRecoverable.filter((t) => t.recovered).length, trialsWithRecoverable.length),
     flaky: tasks.filter((t) => t.flaky).length,
     epochs,

@@ -4,6 +4,8 @@ import { completeness } from '../report/completeness.js';
 import type { RunReport } from '../schema/report.js';
 import { modelLabel } from './modelLabel.js';
 import type { Reporter } from './types.js';
+import { triageRows, triageText } from './triage.js';
+import type { Diff } from '../schema/diff.js';
 
 const MAX_ROWS = 15;
 /** GitHub refuses PR comments over 65,536 characters. */
@@ -26,7 +28,16 @@ export function mdText(text: string): string {
     .slice(0, 200);
 }
 
-const RATE_METRICS = new Set(['pass_rate', 'paired_pass_rate', 'error_rate', 'tool_error_rate', 'recovery_rate', 'pass_hat_k']);
+const RATE_METRICS = new Set(['pass_rate', 'paired_pass_rate', 'error_rate', 'tool_error_rate', 'recovery_rate', 'compressed_trial_rate', 'pass_hat_k']);
+
+/** Failed trials by reason and by layer against the baseline, the ones that grew first. */
+function triageMarkdown(diff: Diff): string[] {
+  const reasons = triageRows(diff.failure_reasons);
+  const layers = triageRows(diff.failure_layers);
+  if (reasons.length === 0 && layers.length === 0) return [];
+  const list = (rows: typeof reasons) => (rows.length === 0 ? 'none' : rows.map((r) => mdText(triageText(r))).join(' · '));
+  return ['', '### Failures by reason and layer (failed trials, baseline → current)', '', `**Reasons:** ${list(reasons)}`, '', `**Layers:** ${list(layers)}`];
+}
 
 /** summary.md: the verdict, deltas and regressions with evidence, sized for a job summary or PR comment. */
 export function summaryMarkdown(report: RunReport): string {
@@ -68,6 +79,7 @@ export function summaryMarkdown(report: RunReport): string {
       if (g.why) lines.push('', `Why this test: ${mdText(g.why)}.`);
       if (g.weak?.length) lines.push('', '**Weak comparison:**', '', ...g.weak.map((w) => `- ${mdText(w)}`));
     }
+    lines.push(...triageMarkdown(diff));
     lines.push('', '| metric | baseline | current | Δ |', '| --- | ---: | ---: | ---: |');
     for (const m of diff.metrics) {
       const rateLike = RATE_METRICS.has(m.name);

@@ -39,6 +39,8 @@ export const TrialSchema = z.object({
   tool_errors: z.number().int().nonnegative(),
   /** A recoverable tool error happened and the trial still passed. */
   recovered: z.boolean(),
+  /** The trace has a compression span: the harness compressed the context (absent in older reports). */
+  compressed: z.boolean().optional(),
   trace_file: z.string().nullable(),
   answer_preview: z.string().nullable(),
   error: RunErrorSchema.nullable(),
@@ -90,6 +92,8 @@ export const SummarySchema = z.object({
   tool_calls: z.number().int(),
   tool_errors: z.number().int(),
   tool_error_rate: z.number().nullable(),
+  /** Judged trials whose context was compressed (absent in older reports). */
+  compressed_trials: z.number().int().nonnegative().optional(),
   recovery_rate: z.number().nullable(),
   flaky: z.number().int(),
   epochs: z.number().int(),
