@@ -42,7 +42,7 @@ export function stripThink(text: string): string {
  */
 export async function runAgent(task: AgentTask, deps: HarnessDeps, signal: AbortSignal): Promise<Trace> {
   const { settings } = deps;
-  const recorder = new TraceRecorder(task.id, task.epoch, deps.model.info, deps.redactor);
+  const recorder = new TraceRecorder(task.id, task.epoch, deps.model.info, deps.redactor, task.prompt);
   recorder.setRoot(runSettingsAttributes(settings));
   const opened = await openTools(settings, task.workspace, signal);
   if ('error' in opened) return recorder.finish(null, 'error', opened.error);

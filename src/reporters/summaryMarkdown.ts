@@ -88,10 +88,11 @@ export function summaryMarkdown(report: RunReport): string {
     }
     const regressions = diff.tasks.filter((t) => t.change === 'regressed');
     if (regressions.length > 0) {
-      lines.push('', '### Regressions', '', '| task | reason | layer | evidence |', '| --- | --- | --- | --- |');
+      const promptOf = new Map(report.tasks.map((t) => [t.id, t.prompt ?? '']));
+      lines.push('', '### Regressions', '', '| task | prompt | reason | layer | evidence |', '| --- | --- | --- | --- | --- |');
       for (const t of regressions.slice(0, MAX_ROWS)) {
         const e = t.evidence[0];
-        lines.push(`| ${mdText(t.id)} | ${t.current?.failure_reason ?? ''} | ${t.current?.failure_layer ?? ''} | ${e ? mdText(`${e.step !== null ? `step ${e.step}: ` : ''}${e.detail}`) : ''} |`);
+        lines.push(`| ${mdText(t.id)} | ${mdText(promptOf.get(t.id) ?? '')} | ${t.current?.failure_reason ?? ''} | ${t.current?.failure_layer ?? ''} | ${e ? mdText(`${e.step !== null ? `step ${e.step}: ` : ''}${e.detail}`) : ''} |`);
       }
       if (regressions.length > MAX_ROWS) lines.push('', `…and ${regressions.length - MAX_ROWS} more in report.json`);
     }
@@ -99,8 +100,8 @@ export function summaryMarkdown(report: RunReport): string {
   } else {
     const failing = report.tasks.filter((t) => t.status !== 'passed');
     if (failing.length > 0) {
-      lines.push('', '### Failing tasks', '', '| task | status | reason | layer |', '| --- | --- | --- | --- |');
-      for (const t of failing.slice(0, MAX_ROWS)) lines.push(`| ${mdText(t.id)} | ${t.status} | ${t.failure_reason ?? t.error?.code ?? ''} | ${t.failure_layer ?? ''} |`);
+      lines.push('', '### Failing tasks', '', '| task | prompt | status | reason | layer |', '| --- | --- | --- | --- | --- |');
+      for (const t of failing.slice(0, MAX_ROWS)) lines.push(`| ${mdText(t.id)} | ${mdText(t.prompt ?? '')} | ${t.status} | ${t.failure_reason ?? t.error?.code ?? ''} | ${t.failure_layer ?? ''} |`);
       if (failing.length > MAX_ROWS) lines.push('', `…and ${failing.length - MAX_ROWS} more in report.json`);
     }
   }

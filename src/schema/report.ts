@@ -52,6 +52,8 @@ export const TaskResultSchema = z.object({
   tags: z.array(z.string()),
   fingerprint: z.string(),
   source: z.object({ file: z.string(), line: z.number().int() }),
+  /** What the task asked, redacted: its prompt, or a policy task's tool call (absent in older reports). */
+  prompt: z.string().nullable().optional(),
   /** passed: every judged trial passed; failed: one failed; errored: none could be judged. */
   status: StatusSchema,
   /** Passed trials over judged trials (null when none was judged). */

@@ -116,6 +116,11 @@ export const TraceSchema = z.object({
   started_at: z.string(),
   ended_at: z.string(),
   model: ModelInfoSchema,
+  /**
+   * What the task asked (redacted like the rest of the trace): its prompt, or for a policy task the
+   * tool call it makes (see taskInput in schema/task.ts). Optional: older and imported traces lack it.
+   */
+  prompt: z.string().nullable().optional(),
   final_answer: z.object({
     text: z.string().nullable(),
     exit_reason: ExitReasonSchema,

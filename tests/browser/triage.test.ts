@@ -7,7 +7,7 @@ import { CHROMIUM, launchChromium, watch } from '../helpers/browser.js';
 
 let browser: Browser;
 
-describe.skipIf(!CHROMIUM)('report.html of a compare: the failure-reason and layer distributions', () => {
+describe.skipIf(!CHROMIUM)('report.html of a compare: the failure distributions and the task prompt', () => {
   beforeAll(async () => {
     browser = await launchChromium();
   });
@@ -45,6 +45,13 @@ describe.skipIf(!CHROMIUM)('report.html of a compare: the failure-reason and lay
     ]);
     expect(seen.consoleErrors).toEqual([]);
     expect(seen.pageErrors).toEqual([]);
+
+    // The task panel says what was asked, above the evidence and the traces.
+    await page.fill('#filter-text', 'count_lines');
+    await page.click('#task-rows tr');
+    await page.locator('#detail .side-by-side').waitFor();
+    expect(await page.locator('#detail .prompt pre').textContent()).toBe('How many lines does src/app.py have? Use the shell.');
+    expect(seen.consoleErrors).toEqual([]);
     await page.close();
   }, 120_000);
 });
