@@ -82,6 +82,7 @@ async function agentLoop(task: AgentTask, deps: HarnessDeps, signal: AbortSignal
             chars_before: compressed.charsBefore,
             chars_after: compressed.charsAfter,
             compressed_results: compressed.compressedResults,
+            compressed_call_ids: compressed.compressedCallIds,
           })
           .end();
       }

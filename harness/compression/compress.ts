@@ -10,6 +10,8 @@ export interface CompressionOutcome {
   charsBefore: number;
   charsAfter: number;
   compressedResults: number;
+  /** The tool call ids whose results were summarized: the trace names them so a loss can be shown. */
+  compressedCallIds: string[];
 }
 
 const KEEP_RECENT_RESULTS = 2;
@@ -63,16 +65,16 @@ export function compressConversation(messages: ChatMessage[], threshold: number)
   const toolIndexes = messages.flatMap((m, i) => (m.role === 'tool' ? [i] : []));
   const compressible = new Set(toolIndexes.slice(0, Math.max(0, toolIndexes.length - KEEP_RECENT_RESULTS)));
 
-  let compressedResults = 0;
+  const compressedCallIds: string[] = [];
   const out = messages.map((m, i) => {
     if (m.role !== 'tool' || !compressible.has(i) || m.content.length < MIN_RESULT_CHARS) return m;
     if (m.content.startsWith('[compressed tool result]')) return m;
     const summary = summarizeResult(sources.get(m.tool_call_id) ?? 'tool result', m.content);
     if (summary.length >= m.content.length) return m;
-    compressedResults++;
+    compressedCallIds.push(m.tool_call_id);
     return { ...m, content: summary };
   });
   const charsAfter = conversationChars(out);
-  if (compressedResults === 0 || charsAfter >= charsBefore) return null;
-  return { messages: out, charsBefore, charsAfter, compressedResults };
+  if (compressedCallIds.length === 0 || charsAfter >= charsBefore) return null;
+  return { messages: out, charsBefore, charsAfter, compressedResults: compressedCallIds.length, compressedCallIds };
 }
