@@ -1,4 +1,4 @@
-import type { Diff, MetricDiff, TaskChange, TaskDiff } from '../schema/diff.js';
+import { COMPRESSION_METRIC, type Diff, type MetricDiff, type TaskChange, type TaskDiff } from '../schema/diff.js';
 import type { RunReport, TaskResult } from '../schema/report.js';
 import { ratio } from '../report/stats.js';
 import { pairedSignificance } from './significance.js';
@@ -49,6 +49,12 @@ function metric(name: string, baseline: number | null, current: number | null, b
 function distributionOf(report: RunReport, key: 'failure_layers' | 'failure_reasons', other: RunReport) {
   const names = new Set([...Object.keys(report.summary[key]), ...Object.keys(other.summary[key])]);
   return Object.fromEntries([...names].sort().map((n) => [n, { baseline: report.summary[key][n] ?? 0, current: other.summary[key][n] ?? 0 }]));
+}
+
+/** Judged trials that compressed their context; null for a report older than the count. */
+function compressionRate(report: RunReport): number | null {
+  const count = report.summary.compressed_trials;
+  return count === undefined ? null : ratio(count, report.summary.passed + report.summary.failed);
 }
 
 /**
@@ -152,6 +158,7 @@ export function diffReports(
     metric('steps_max', bothPass.length ? bothPass.reduce((m, p) => Math.max(m, p.base.steps), -Infinity) : null, bothPass.length ? bothPass.reduce((m, p) => Math.max(m, p.cur.steps), -Infinity) : null, 'lower', 'on tasks that pass in both'),
     metric('tool_error_rate', baseline.summary.tool_error_rate, current.summary.tool_error_rate, 'lower'),
     metric('recovery_rate', baseline.summary.recovery_rate, current.summary.recovery_rate, 'higher', 'recoverable tool errors that still ended in a pass'),
+    metric(COMPRESSION_METRIC, compressionRate(baseline), compressionRate(current), 'lower', 'judged trials whose context was compressed'),
     metric('tokens_per_trial', ratio(baseline.summary.tokens.total, baseline.summary.trials), ratio(current.summary.tokens.total, current.summary.trials), 'lower'),
     metric('latency_mean_ms', baseline.summary.duration_ms.mean, current.summary.duration_ms.mean, 'lower'),
     metric('latency_p90_ms', baseline.summary.duration_ms.p90, current.summary.duration_ms.p90, 'lower'),

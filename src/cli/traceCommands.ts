@@ -7,7 +7,7 @@ import { makeTable } from '../reporters/table.js';
 import { terminalSafe } from '../reporters/terminalSafe.js';
 import type { Trial, RunInfo } from '../schema/report.js';
 import { createRedactor } from '../schema/redact.js';
-import type { Task } from '../schema/task.js';
+import { taskInput, type Task } from '../schema/task.js';
 import type { ModelInfo } from '../schema/trace.js';
 import { loadSuites } from '../suite/loadSuite.js';
 import { ImportError } from '../traceio/importError.js';
@@ -141,7 +141,8 @@ export function registerScore(program: Command, handle: Handle): void {
         const used = new Set(trials.map((t) => t.epoch));
         let epoch = trace.epoch;
         while (used.has(epoch)) epoch++;
-        const judged = { ...trace, task_id: task.id, epoch };
+        // A stored trace rarely says what was asked; the suite's task does.
+        const judged = { ...trace, task_id: task.id, epoch, prompt: trace.prompt ?? taskInput(task) };
         const [name] = traceFileNames([judged], taken);
         const traceFile = `traces/${name}`;
         writeAtomic(path.join(outDir, traceFile), JSON.stringify(redactor.deep(judged), null, 1) + '\n');

@@ -4,8 +4,9 @@ import { terminalSafe } from './terminalSafe.js';
 
 const clip = (text: string, max: number) => (text.length > max ? `${text.slice(0, max)}…` : text);
 
-/** The final answer is printed whole up to this many characters (a hostile trace may hold megabytes). */
-const ANSWER_MAX = 20_000;
+/** The prompt and the final answer are printed whole up to this many characters (a hostile trace may hold megabytes). */
+const TEXT_MAX = 20_000;
+const whole = (text: string) => (text.length > TEXT_MAX ? `${text.slice(0, TEXT_MAX)}… (${text.length - TEXT_MAX} more characters)` : text);
 const oneLine = (text: string) => text.replace(/\s+/g, ' ').trim();
 
 const stepOf = (span: Span): number => stepAttr(span) ?? 0;
@@ -32,6 +33,7 @@ export function traceStory(trace: Trace): string {
   const seconds = (Date.parse(trace.ended_at) - Date.parse(trace.started_at)) / 1000;
   lines.push(`task ${trace.task_id} (epoch ${trace.epoch}), trace ${trace.trace_id}`);
   lines.push(`model: ${modelLabel(trace.model)}`);
+  lines.push(`prompt: ${typeof trace.prompt === 'string' ? whole(trace.prompt) : '(not recorded in this trace)'}`);
   lines.push(`${trace.started_at} → ${trace.ended_at} (${Number.isFinite(seconds) ? `${seconds.toFixed(2)}s` : 'duration unknown'}), tokens ${trace.usage.input_tokens} in / ${trace.usage.output_tokens} out`);
   const root = trace.spans.find((s) => s.parent_id === null);
   const format = root ? attr(root, 'importFormat') : null;
@@ -69,7 +71,7 @@ export function traceStory(trace: Trace): string {
   lines.push('');
   if (trace.error) lines.push(`run error ${trace.error.code}: ${trace.error.message}`);
   const answer = trace.final_answer.text;
-  const shown = answer === null ? '(none)' : answer.length > ANSWER_MAX ? `${answer.slice(0, ANSWER_MAX)}… (${answer.length - ANSWER_MAX} more characters)` : answer;
+  const shown = answer === null ? '(none)' : whole(answer);
   lines.push(`final answer (${trace.final_answer.exit_reason}): ${shown}`);
   return terminalSafe(lines.join('\n'));
 }

@@ -56,6 +56,9 @@ export const MetricDiffSchema = z.object({
 });
 export type MetricDiff = z.infer<typeof MetricDiffSchema>;
 
+/** The diff metric that says how often context compression ran: judged trials that compressed. */
+export const COMPRESSION_METRIC = 'compressed_trial_rate';
+
 export const SignificanceSchema = z.object({
   /** paired_t: older reports only; new ones use the exact tests. */
   method: z.enum(['exact_mcnemar', 'stratified_exact', 'stratified_normal', 'paired_t']),

@@ -56,6 +56,7 @@ export const ATTR = {
   charsBefore: def('chars_before', 'number', ['compression'], 'context size before'),
   charsAfter: def('chars_after', 'number', ['compression'], 'context size after'),
   compressedResults: def('compressed_results', 'number', ['compression'], 'tool results summarized'),
+  compressedCallIds: def('compressed_call_ids', 'string[]', ['compression'], 'the tool call ids whose results were summarized'),
   // provenance of imported traces
   // an external agent's process (command and http adapters), on the root span
   agentOutcome: def('agent.outcome', 'string', ['agent'], 'how the agent under test ended: exited, crash, timeout, output_invalid'),
@@ -120,6 +121,7 @@ export function toolAttr(span: Pick<Span, 'attributes'>) {
     recoverable: attr(span, 'recoverable') === true,
     message: attr(span, 'message'),
     suggestion: attr(span, 'suggestion'),
+    callId: attr(span, 'toolCallId'),
     result: attr(span, 'toolResult'),
     truncated: attr(span, 'truncated') === true,
   };
@@ -140,5 +142,6 @@ export function compressionAttr(span: Pick<Span, 'attributes'>) {
     charsBefore: attr(span, 'charsBefore'),
     charsAfter: attr(span, 'charsAfter'),
     compressedResults: attr(span, 'compressedResults'),
+    compressedCallIds: attr(span, 'compressedCallIds') ?? [],
   };
 }
