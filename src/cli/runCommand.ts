@@ -4,7 +4,9 @@ import { SANDBOX_REQUESTS, type SandboxRequest } from '../adapters/harnessAdapte
 import type { Adapter } from '../adapters/types.js';
 import type { McpServerSpec } from '../schema/mcpServer.js';
 import { createAdapter } from '../adapters/createAdapter.js';
-import { resolveSystem, secretsOf, type SystemRequest } from '../adapters/resolveSystem.js';
+import { DEFAULT_OPENAI_BASE_URL, resolveSystem, secretsOf, type SystemPlan, type SystemRequest } from '../adapters/resolveSystem.js';
+import { preflight, type PreflightTarget } from '../provider/index.js';
+import { terminalSafe } from '../reporters/terminalSafe.js';
 import { parseShard, selectShard, shardFromEnv } from '../orchestrator/shard.js';
 import { createRedactor, type Redactor } from '../schema/redact.js';
 import type { RunReport } from '../schema/report.js';
@@ -156,9 +158,25 @@ export function systemRequest(flags: RunFlags, variant: LoadedVariant | null, pr
   return { flags, env: process.env, suite: prepared.suiteDefaults, variant, policyTasksOnly: prepared.policyTasksOnly };
 }
 
+/** The live endpoint a plan's model calls go to (the harness's, or the capture proxy's upstream); null for cassettes and no model. */
+function modelEndpointOf(plan: SystemPlan, flags: RunFlags): PreflightTarget | null {
+  if (plan.model.kind !== 'live') return null;
+  return {
+    baseUrl: plan.model.baseUrl ?? DEFAULT_OPENAI_BASE_URL,
+    apiKey: plan.model.apiKey ?? null,
+    urlSource: '--base-url (or OPENAI_BASE_URL)',
+    keyName: flags.apiKeyEnv,
+    role: plan.adapter === 'harness' ? 'the model endpoint' : "the capture proxy's upstream",
+  };
+}
+
+/** Resolves what runs, checks its model endpoint answers (exit 3 at once if not), and builds the adapter. */
 export async function buildAdapter(flags: RunFlags, variant: LoadedVariant | null, prepared: PreparedRun): Promise<Adapter> {
   const request = systemRequest(flags, variant, prepared);
   const plan = resolveSystem(request);
+  const endpoint = modelEndpointOf(plan, flags);
+  const warning = endpoint ? await preflight(endpoint) : null;
+  if (warning) process.stderr.write(terminalSafe(`warning: ${warning}`) + '\n');
   const errorPatterns = prepared.suites.flatMap((s) => s.header.errorPatterns).map((p) => ({ pattern: safeRegex(p.pattern), error_type: p.error_type }));
   return createAdapter(plan, { redactor: prepared.redactor, env: process.env, secrets: secretsOf(request), errorPatterns, concurrency: flags.concurrency });
 }
