@@ -14,8 +14,16 @@ export interface EpochsFlags {
   baseline?: string;
   alpha?: number;
   resume: boolean;
-  /** Set by `compare --epochs auto`: this side's stages are run together with the other side's. */
-  pairedSide?: (tasks: Task[], execute: ExecuteSide) => Promise<RunReport>;
+}
+
+/** `compare --epochs auto`: one side's stages, run together with the other side's; resolves to that side's report. */
+export type PairedSide = (tasks: Task[], execute: ExecuteSide) => Promise<RunReport>;
+
+/** What --epochs auto returns: the report and the significance level of the look it stopped at. */
+export interface EpochsAutoResult {
+  report: RunReport;
+  /** The diff's paired test must use this level (alpha is spent over the looks); null: the side of a pair (compare holds the level). */
+  alpha: number | null;
 }
 
 const DEFAULT_MAX_EPOCHS = 5;
@@ -35,11 +43,11 @@ export function checkEpochsFlags(flags: EpochsFlags): void {
 }
 
 /**
- * Runs --epochs auto through `execute` (one call per stage) and leaves in `flags.alpha` the level of
- * the look the run stopped at, which the diff's paired test must use.
+ * Runs --epochs auto through `execute` (one call per stage); returns the report and the level of the
+ * look the run stopped at, which the diff's paired test must use.
  */
-export async function runEpochsAuto(flags: EpochsFlags, tasks: Task[], execute: (trialsWanted: (task: Task) => number, resume: boolean) => Promise<RunReport>): Promise<RunReport> {
-  if (flags.pairedSide) return flags.pairedSide(tasks, execute);
+export async function runEpochsAuto(flags: EpochsFlags, tasks: Task[], execute: ExecuteSide, pairedSide?: PairedSide): Promise<EpochsAutoResult> {
+  if (pairedSide) return { report: await pairedSide(tasks, execute), alpha: null };
   checkEpochsFlags(flags);
   const adaptive = await runAdaptive({
     maxEpochs: epochCount(flags),
@@ -52,8 +60,7 @@ export async function runEpochsAuto(flags: EpochsFlags, tasks: Task[], execute: 
     execute,
     log: (line) => process.stderr.write(`epochs auto: ${line}\n`),
   });
-  flags.alpha = adaptive.finalLevel;
-  return adaptive.report;
+  return { report: adaptive.report, alpha: adaptive.finalLevel };
 }
 
 /** Trials a side every task gets under `compare --epochs auto` before "its trials all agree" stops it. */
@@ -68,11 +75,11 @@ export function checkCompareEpochsFlags(flags: EpochsFlags): void {
 
 /**
  * `compare --epochs auto`: both sides run in stages together. Each side's `runInto` hands its
- * executor to `side('a')` / `side('b')` (through `flags.pairedSide`); once both have, the stages run
+ * executor to `side('a')` / `side('b')`; once both have, the stages run
  * (src/runner/pairedAdaptiveEpochs.ts) and each side gets its own final report. `finalLevel()` is the
  * level of the look the run stopped at, which the diff of B against A must use.
  */
-export function pairedEpochsAuto(flags: EpochsFlags): { side: (name: 'a' | 'b') => NonNullable<EpochsFlags['pairedSide']>; finalLevel: () => number } {
+export function pairedEpochsAuto(flags: EpochsFlags): { side: (name: 'a' | 'b') => PairedSide; finalLevel: () => number } {
   const executors: Partial<Record<'a' | 'b', ExecuteSide>> = {};
   let ready: (tasks: Task[]) => void = () => undefined;
   const both = new Promise<Task[]>((resolve) => (ready = resolve));
