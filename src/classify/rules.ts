@@ -1,5 +1,6 @@
 import type { CheckResult, Evidence, FailureReason, Layer } from '../schema/report.js';
 import type { AgentOutcome } from '../schema/agentIo.js';
+import { dropCutToken } from '../schema/redact.js';
 import type { Task } from '../schema/task.js';
 import { ERROR_TYPE_FAMILIES, SPAN_KIND, attr, compressionAttr, stepOf, toolAttr, toolSpans, type Span, type Trace } from '../schema/trace.js';
 import { canonicalEventType } from '../schema/eventTypes.js';
@@ -50,16 +51,23 @@ function unrecovered(trace: Trace, isFault: (s: Span) => boolean, isRecovery: (l
 
 const succeeded = (s: Span) => toolAttr(s).ok;
 
+const TAIL_CHARS = 300;
+const shortTail = (text: string) => (text.length <= TAIL_CHARS ? text : `…${dropCutToken(text.slice(-TAIL_CHARS), 'start')}`);
+
 /** An external agent that crashed, hung or printed an unreadable answer: the system under test failed. */
 function agentEnded(outcome: AgentOutcome, what: string) {
   return ({ trace }: RuleInput): Evidence[] | null => {
     const root = trace.spans.find((s) => s.kind === SPAN_KIND.agent && attr(s, 'agentOutcome') === outcome);
     if (!root) return null;
     const problemText = attr(root, 'agentProblem');
+    const errorLine = attr(root, 'agentErrorLine');
     const stderrTail = attr(root, 'agentStderrTail');
+    const body = attr(root, 'agentHttpBody');
     const problem = problemText ? `: ${problemText}` : '';
-    const stderr = stderrTail ? `; stderr: ${stderrTail.slice(-300)}` : '';
-    return [{ span_id: root.span_id, step: null, detail: `${what}${problem}${stderr}` }];
+    // The error line whole (it says why), then a short tail for context, cut at a token.
+    const said = errorLine ? `; ${errorLine}` : '';
+    const tail = stderrTail ? `; stderr tail: ${shortTail(stderrTail)}` : body ? `; body: ${shortTail(body)}` : '';
+    return [{ span_id: root.span_id, step: null, detail: `${what}${problem}${said}${tail}` }];
   };
 }
 

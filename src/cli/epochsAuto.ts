@@ -13,9 +13,11 @@ export interface EpochsFlags {
   budgetTokens?: number;
   baseline?: string;
   resume: boolean;
-  /** Set by `compare --epochs auto`: this side's stages are run together with the other side's. */
-  pairedSide?: (tasks: Task[], execute: ExecuteSide) => Promise<RunReport>;
 }
+
+/** `compare --epochs auto`: one side's stages, run together with the other side's; resolves to that side's report. */
+export type PairedSide = (tasks: Task[], execute: ExecuteSide) => Promise<RunReport>;
+
 
 const DEFAULT_MAX_EPOCHS = 5;
 
@@ -49,8 +51,8 @@ export function checkEpochsFlags(flags: EpochsFlags): void {
  * gate's, from --alpha or the gate file). The report records under `run.adaptive.final_level` the
  * level of the look the run stopped at, which the diff's paired test then uses (finishReport).
  */
-export async function runEpochsAuto(flags: EpochsFlags, tasks: Task[], execute: (trialsWanted: (task: Task) => number, resume: boolean) => Promise<RunReport>, alpha: number): Promise<RunReport> {
-  if (flags.pairedSide) return flags.pairedSide(tasks, execute);
+export async function runEpochsAuto(flags: EpochsFlags, tasks: Task[], execute: ExecuteSide, alpha: number, pairedSide?: PairedSide): Promise<RunReport> {
+  if (pairedSide) return pairedSide(tasks, execute);
   checkEpochsFlags(flags);
   const adaptive = await runAdaptive({
     maxEpochs: epochCount(flags),
@@ -78,11 +80,11 @@ export function checkCompareEpochsFlags(flags: EpochsFlags): void {
 
 /**
  * `compare --epochs auto`: both sides run in stages together at significance level `alpha`. Each
- * side's `runInto` hands its executor to `side('a')` / `side('b')` (through `flags.pairedSide`);
+ * side's `runInto` hands its executor to `side('a')` / `side('b')` ;
  * once both have, the stages run (src/runner/pairedAdaptiveEpochs.ts) and each side gets its own
  * final report, whose `run.adaptive.final_level` the diff of B against A uses.
  */
-export function pairedEpochsAuto(flags: EpochsFlags, alpha: number): { side: (name: 'a' | 'b') => NonNullable<EpochsFlags['pairedSide']> } {
+export function pairedEpochsAuto(flags: EpochsFlags, alpha: number): { side: (name: 'a' | 'b') => PairedSide } {
   const executors: Partial<Record<'a' | 'b', ExecuteSide>> = {};
   let ready: (tasks: Task[]) => void = () => undefined;
   const both = new Promise<Task[]>((resolve) => (ready = resolve));

@@ -7,7 +7,9 @@ import { htmlReporter } from '../reporters/html/htmlReporter.js';
 import type { ViewerTraces } from '../reporters/html/viewerTraces.js';
 import { jsonReporter } from '../reporters/jsonReporter.js';
 import { junitReporter } from '../reporters/junitReporter.js';
-import { runReporters } from '../reporters/runAll.js';
+import { Reporters } from '../reporters/runAll.js';
+import { terminalSafe } from '../reporters/terminalSafe.js';
+import type { Reporter } from '../reporters/types.js';
 import { formatDiff, formatGate } from '../reporters/terminalDiff.js';
 import { formatTerminal } from '../reporters/terminal.js';
 import { completeness } from '../report/completeness.js';
@@ -100,6 +102,20 @@ export function loadGateInputs(flags: GateFlags, options: { baselineFromRun?: bo
   return { rules, source, baseline };
 }
 
+/** The artifacts every run writes: report.json, junit.xml, summary.md and (unless --no-html) report.html. */
+export function artifactReporters(html: boolean, viewerTraces?: ViewerTraces): Reporter[] {
+  return [jsonReporter, junitReporter, summaryMarkdownReporter, ...(html ? [htmlReporter(viewerTraces)] : [])];
+}
+
+/** `2×PROVIDER_ERROR, 1×NO_MODEL: the agent called a model, but …`: why trials errored, the first message whole. */
+function errorCounts(report: RunReport): string {
+  const errors = report.tasks.flatMap((t) => t.trials).flatMap((t) => (t.error ? [t.error] : []));
+  const counts = new Map<string, number>();
+  for (const e of errors) counts.set(e.code, (counts.get(e.code) ?? 0) + 1);
+  const first = errors[0];
+  return `${[...counts].map(([code, n]) => `${n}×${code}`).join(', ')}${first ? `; first: ${first.message}` : ''}`;
+}
+
 /**
  * The common end of run, diff, compare and merge: attach the diff and gate, write every artifact
  * (one broken reporter does not stop the others), print the summary, and return the exit code.
@@ -110,8 +126,8 @@ export async function finishReport(
   flags: Pick<GateFlags, 'html'>,
   inputs: GateInputs,
   redactor: Redactor,
-  /** Traces the run packed for the page as it stored them (run and compare). */
-  viewerTraces?: ViewerTraces,
+  /** The run's reporters (run and compare: with its live display and the traces packed for the page). */
+  reporters: Reporters = new Reporters(artifactReporters(flags.html)),
 ): Promise<number> {
   const { rules, source, baseline } = inputs;
   const diffed: RunReport = { ...report };
@@ -127,15 +143,14 @@ export async function finishReport(
   const gate = emptyShard ? evaluateGate(diffed, {}, 'none: an empty shard; tracegate merge gates the whole run') : evaluateGate(diffed, rules, source);
   const finished = finalizeReport({ ...diffed, gate }, redactor);
 
-  const reporters = [jsonReporter, junitReporter, summaryMarkdownReporter, ...(flags.html ? [htmlReporter(viewerTraces)] : [])];
-  const { written, failures } = await runReporters(reporters, finished, outDir);
+  const written = await reporters.runEnd(finished, outDir);
 
   const out = process.stdout;
   out.write(formatTerminal(finished) + '\n');
   if (finished.diff) out.write(formatDiff(finished.diff) + '\n');
   out.write(formatGate(gate) + '\n');
   out.write(`wrote ${written.map((f) => path.relative(process.cwd(), f)).join(', ')}\n`);
-  for (const failure of failures) process.stderr.write(`reporter failed: ${failure}\n`);
+  for (const failure of reporters.failures()) process.stderr.write(terminalSafe(`reporter failed: ${failure}`) + '\n');
 
   const judged = finished.summary.passed + finished.summary.failed;
   if (emptyShard) {
@@ -143,7 +158,7 @@ export async function finishReport(
     return EXIT.PASS;
   }
   if (!completeness(finished).complete || judged === 0) {
-    process.stderr.write(judged === 0 ? 'no trial could be judged: every one errored (see the errors above)\n' : '');
+    if (judged === 0) process.stderr.write(terminalSafe(`no trial could be judged: every one errored (${errorCounts(finished)})`) + '\n');
     return EXIT.COULD_NOT_RUN;
   }
   return gate.passed ? EXIT.PASS : EXIT.GATE_FAILED;

@@ -29,6 +29,10 @@ export interface OrchestrateOptions {
    * and not stored, and orchestrate rethrows that error once they have ended.
    */
   onTrial: (outcome: TrialOutcome) => Promise<void> | void;
+  /** Called as a trial starts (after its slot was given, before its workspace is made). */
+  onTrialStart?: (task: Task, epoch: number) => void;
+  /** Called with the number of trials waiting out a provider's Retry-After or backoff, as it changes. */
+  onWaiting?: (waiting: number) => void;
 }
 
 class TaskTimeout extends TracegateError {
@@ -108,12 +112,14 @@ export async function orchestrate(adapter: Adapter, tasks: Task[], options: Orch
     if (parked >= options.concurrency) return wait;
     parked++;
     limit.concurrency++;
+    options.onWaiting?.(parked);
     wakeProducer();
     try {
       return await wait;
     } finally {
       parked--;
       limit.concurrency--;
+      options.onWaiting?.(parked);
     }
   };
   const shared: TrialShared = { active, park, workspaces };
@@ -131,6 +137,7 @@ export async function orchestrate(adapter: Adapter, tasks: Task[], options: Orch
         if (stopped()) break queue;
         const job: Promise<void> = limit(async () => {
           if (stopped()) return;
+          options.onTrialStart?.(task, epoch);
           const outcome = await runTrial(adapter, task, epoch, options, shared);
           if (outcome.error?.code === 'INTERRUPTED' || stopped()) return;
           try {

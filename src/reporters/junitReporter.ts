@@ -41,7 +41,7 @@ function testcase(task: TaskResult, suite: string): string {
 /** junit.xml: one testcase per task, failure message = reason, layer and failed checks. */
 export const junitReporter: Reporter = {
   name: 'junit',
-  async write(report, outDir) {
+  async onRunEnd(report, outDir) {
     const suite = report.run.suites.map((s) => s.path).join(',');
     const s = report.summary;
     const whole = completeness(report);

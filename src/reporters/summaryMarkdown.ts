@@ -116,7 +116,7 @@ export function summaryMarkdown(report: RunReport): string {
 
 export const summaryMarkdownReporter: Reporter = {
   name: 'summary.md',
-  async write(report, outDir) {
+  async onRunEnd(report, outDir) {
     const file = path.join(outDir, 'summary.md');
     await writeFileAtomic(file, summaryMarkdown(report), { durable: true });
     return file;

@@ -27,6 +27,35 @@ function toolLines(span: Span): string[] {
   return lines;
 }
 
+/** Lines of a kept text, indented, at most this many from its end (the span keeps 4000 characters). */
+const STDERR_LINES = 60;
+
+/**
+ * How an external agent ended, when that ended the trial: exit code, signal, the kill reason, the
+ * error line and the stderr (or HTTP body) it left. Nothing for an agent that exited normally.
+ */
+function agentEndingLines(root: Span): string[] {
+  const outcome = attr(root, 'agentOutcome');
+  if (outcome === null || outcome === 'exited') return [];
+  const exitCode = attr(root, 'agentExitCode');
+  const signal = attr(root, 'agentSignal');
+  const status = attr(root, 'agentHttpStatus');
+  const how = [exitCode !== null ? `exit code ${exitCode}` : null, signal ? `signal ${signal}` : null, status !== null ? `HTTP ${status}` : null].filter(Boolean).join(', ');
+  const lines = [`agent ended: ${outcome}${how ? ` (${how})` : ''}`];
+  const problem = attr(root, 'agentProblem');
+  if (problem) lines.push(`  ${outcome === 'timeout' ? 'kill reason' : 'problem'}: ${problem}`);
+  const errorLine = attr(root, 'agentErrorLine');
+  if (errorLine) lines.push(`  error line: ${errorLine}`);
+  for (const [label, text] of [['stderr', attr(root, 'agentStderrTail')], ['HTTP body', attr(root, 'agentHttpBody')]] as const) {
+    if (!text) continue;
+    const kept = text.replace(/\n$/, '').split('\n');
+    const shown = kept.slice(-STDERR_LINES);
+    lines.push(`  ${label} (${kept.length > shown.length ? `last ${shown.length} of ${kept.length} lines kept` : 'as kept'}):`);
+    lines.push(...shown.map((line) => `    ${line}`));
+  }
+  return lines;
+}
+
 /** A trace told as a readable story: each step, tool, arguments, decision, result, final answer. */
 export function traceStory(trace: Trace): string {
   const lines: string[] = [];
@@ -69,6 +98,7 @@ export function traceStory(trace: Trace): string {
     }
   }
   lines.push('');
+  if (root) lines.push(...agentEndingLines(root));
   if (trace.error) lines.push(`run error ${trace.error.code}: ${trace.error.message}`);
   const answer = trace.final_answer.text;
   const shown = answer === null ? '(none)' : whole(answer);

@@ -28,9 +28,9 @@ export const CHECK_NEEDS: { [K in CheckType]: Need } = {
 
 export const RULE_NEEDS: { [R in FailureReason]: Need } = {
   POLICY_VIOLATION: need([], ['tool'], ['toolName', 'toolArguments', 'policyDecision', 'executed', 'step']),
-  AGENT_CRASH: need([], ['agent'], ['agentOutcome', 'agentProblem', 'agentStderrTail']),
-  AGENT_TIMEOUT: need([], ['agent'], ['agentOutcome', 'agentProblem', 'agentStderrTail']),
-  AGENT_OUTPUT_INVALID: need([], ['agent'], ['agentOutcome', 'agentProblem', 'agentStderrTail']),
+  AGENT_CRASH: need([], ['agent'], ['agentOutcome', 'agentProblem', 'agentErrorLine', 'agentStderrTail', 'agentHttpBody']),
+  AGENT_TIMEOUT: need([], ['agent'], ['agentOutcome', 'agentProblem', 'agentErrorLine', 'agentStderrTail', 'agentHttpBody']),
+  AGENT_OUTPUT_INVALID: need([], ['agent'], ['agentOutcome', 'agentProblem', 'agentErrorLine', 'agentStderrTail', 'agentHttpBody']),
   POLICY_MISMATCH: need([], ['tool'], ['toolName', 'toolArguments', 'riskReason', 'step']),
   MAX_STEPS_EXCEEDED: need(['final_answer.exit_reason', 'final_answer.text'], ['llm'], ['step']),
   COMPRESSION_INEFFECTIVE: need([], ['compression'], ['charsBefore', 'charsAfter', 'step']),
