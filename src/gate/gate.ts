@@ -84,14 +84,19 @@ export function evaluateGate(report: RunReport, rules: GateRules, source: string
       });
     }
   }
-  // The comparison itself, when nothing could be paired, is no evidence that nothing regressed.
-  const unpaired = (rule: string): GateRuleResult => ({
-    rule,
-    passed: false,
-    expected: 'at least one paired task',
-    actual: 'no paired task',
-    detail: 'no task was judged in both runs with an unchanged definition (every one is new, removed, redefined or errored): there is nothing to compare',
-  });
+  // The comparison itself, when nothing could be paired, is no evidence that nothing regressed. One
+  // shard of a CI matrix may hold only tasks added since the baseline: merge compares the whole run.
+  const shardOfMany = report.run.shard !== null && report.run.shard !== undefined && report.run.shard.total > 1 && !report.run.merged_from;
+  const unpaired = (rule: string): GateRuleResult =>
+    shardOfMany
+      ? { rule, passed: true, expected: 'at least one paired task', actual: 'no paired task in this shard', detail: 'this shard holds only tasks the baseline does not; tracegate merge compares the whole run' }
+      : {
+          rule,
+          passed: false,
+          expected: 'at least one paired task',
+          actual: 'no paired task',
+          detail: 'no task was judged in both runs with an unchanged definition (every one is new, removed, redefined or errored): there is nothing to compare',
+        };
   if (rules.max_drop !== undefined) {
     if (!diff) results.push(needsBaseline('max_drop'));
     else if (!diff.significance) results.push(unpaired('max_drop'));

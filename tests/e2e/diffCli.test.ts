@@ -35,7 +35,7 @@ describe('tracegate diff', () => {
     writeFileSync(file, 'x');
     const result = await runCli(['diff', report, baseline, '--out', file, '--no-html']);
     expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(/--out .*a-file: cannot write there/);
+    expect(result.stderr).toMatch(/--out .*a-file is a file, not a folder/);
     expect(readFileSync(file, 'utf8')).toBe('x');
   });
 
