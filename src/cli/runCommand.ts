@@ -27,6 +27,7 @@ import { checkEpochsFlags, epochCount, runEpochsAuto, type EpochsAutoResult, typ
 import { loadVariant, type LoadedVariant } from './variantOption.js';
 import { checkResumeSettings, runSettingsOf } from './runSettingsOf.js';
 import { checkOutputFolder } from '../runner/previousRun.js';
+import { FaultStreak } from '../runner/faultStreak.js';
 import { checkBaselineShares } from '../baseline/baselineOverlap.js';
 
 export interface RunFlags extends GateFlags {
@@ -237,6 +238,9 @@ export async function runInto(prepared: PreparedRun, flags: RunFlags, variant: L
   process.on('SIGTERM', onSignal);
   const { reporters } = hooks;
   const fixedEpochs = epochCount(flags);
+  // A provider fault that errors the first trials alike stops the run before every task pays for it.
+  const streak = new FaultStreak();
+  let stopped: string | null = null;
   reporters.emit('onRunStart', {
     model: adapter.model,
     agent: agentOf(flags),
@@ -266,7 +270,11 @@ export async function runInto(prepared: PreparedRun, flags: RunFlags, variant: L
       signal: controller.signal,
       ...(hooks.viewerTraces && flags.html ? { viewerTraces: hooks.viewerTraces } : {}),
       onTrialStart: (event) => reporters.emit('onTrialStart', event),
-      onTrialEnd: (event) => reporters.emit('onTrialEnd', event),
+      onTrialEnd: (event) => {
+        reporters.emit('onTrialEnd', event);
+        stopped ??= streak.observe(event.taskId, event.trial, event.total - event.done);
+        if (stopped && !controller.signal.aborted) controller.abort(new Error(stopped));
+      },
       onWaiting: (waiting) => reporters.emit('onWaiting', waiting),
     });
     return flags.epochs === 'auto' ? await runEpochsAuto(flags, prepared.tasks, execute, hooks.pairedSide) : { report: await execute(), alpha: null };
@@ -274,6 +282,7 @@ export async function runInto(prepared: PreparedRun, flags: RunFlags, variant: L
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
     reporters.emit('onTrialsDone');
+    if (stopped) process.stderr.write(terminalSafe(`stopped: ${stopped}\n  fix the cause, then finish the run with --resume`) + '\n');
   }
 }
 
