@@ -3,6 +3,7 @@ import path from 'node:path';
 import { completeness } from '../report/completeness.js';
 import type { RunReport } from '../schema/report.js';
 import { modelLabel } from './modelLabel.js';
+import { summaryCounts } from './summaryCounts.js';
 import type { Reporter } from './types.js';
 
 const MAX_ROWS = 15;
@@ -40,9 +41,8 @@ export function summaryMarkdown(report: RunReport): string {
   lines.push('');
   lines.push(`**Model:** ${mdText(modelLabel(report.run.model))}${report.run.variant ? ` · **variant:** ${mdText(report.run.variant.name)}` : ''} · **sandbox:** ${mdText(report.run.sandbox)}${report.run.sandbox_reason ? ` (${mdText(report.run.sandbox_reason)})` : ''}`);
   lines.push('');
-  lines.push('| tasks | passed | failed | errored | pass rate | steps (mean) | tokens |');
-  lines.push('| ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
-  lines.push(`| ${s.total} | ${s.passed} | ${s.failed} | ${s.errored} | ${pct(s.pass_rate)} | ${s.steps.mean.toFixed(1)} | ${s.tokens.total} |`);
+  const counts = summaryCounts(report);
+  lines.push(`| ${counts.head.join(' | ')} |`, `|${' ---: |'.repeat(counts.head.length)}`, `| ${counts.row.join(' | ')} |`);
   if (s.epochs > 1) lines.push('', `pass@${s.epochs} ${pct(s.pass_at_k)} · pass^${s.epochs} ${pct(s.pass_hat_k)} · flaky tasks ${s.flaky}`);
   const auto = report.run.adaptive;
   if (auto) {
