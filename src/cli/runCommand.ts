@@ -27,7 +27,7 @@ import { checkEpochsFlags, epochCount, runEpochsAuto, type EpochsAutoResult, typ
 import { loadVariant, type LoadedVariant } from './variantOption.js';
 import { checkResumeSettings, runSettingsOf } from './runSettingsOf.js';
 import { checkOutputFolder } from '../runner/previousRun.js';
-import { FaultStreak } from '../runner/faultStreak.js';
+import { FAULT_STREAK_LIMIT, FaultStreak } from '../runner/faultStreak.js';
 import { checkBaselineShares } from '../baseline/baselineOverlap.js';
 
 export interface RunFlags extends GateFlags {
@@ -317,6 +317,13 @@ Your own agent (see docs/agents.md):
                                       process group and time limit; model calls go through a capture
                                       proxy (OPENAI_BASE_URL, a dummy OPENAI_API_KEY) that records the trace
   --agent-url http://127.0.0.1:8080/run   the same contract over HTTP
+
+Progress (see docs/runs.md):
+  the header first (model, agent, suites, tasks x epochs, concurrency, sandbox, gate), then
+  --reporter live (a terminal: one status line with done, passed, failed, errored, in flight,
+  waiting, ETA), line (a pipe or CI), dot, json or quiet. A live endpoint that refuses the
+  connection or the key stops the run before its first trial; so does a provider fault that
+  errors the first ${FAULT_STREAK_LIMIT} trials alike (finish with --resume once it is fixed).
 
 Exit codes: 0 gate passed, 1 gate failed, 2 bad input or usage, 3 could not run.`,
   );
