@@ -322,8 +322,8 @@ Progress (see docs/runs.md):
   the header first (model, agent, suites, tasks x epochs, concurrency, sandbox, gate), then
   --reporter live (a terminal: one status line with done, passed, failed, errored, in flight,
   waiting, ETA), line (a pipe or CI), dot, json or quiet. A live endpoint that refuses the
-  connection or the key stops the run before its first trial; so does a provider fault that
-  errors the first ${FAULT_STREAK_LIMIT} trials alike (finish with --resume once it is fixed).
+  connection or the key stops the run before its first trial (exit 3); a provider fault that
+  errors the first ${FAULT_STREAK_LIMIT} trials alike stops it there (finish with --resume once fixed).
 
 Exit codes: 0 gate passed, 1 gate failed, 2 bad input or usage, 3 could not run.`,
   );
