@@ -8,6 +8,7 @@ import type { ModelInfo } from '../schema/trace.js';
 import { createCommandAdapter } from './commandAdapter.js';
 import type { AdapterDeps } from './createAdapter.js';
 import { createHttpAdapter } from './httpAdapter.js';
+import { MODEL_CHOSEN_BY_AGENT, proxiedModel } from './proxiedModel.js';
 import { DEFAULT_OPENAI_BASE_URL, type ModelPlan, type SystemPlan } from './resolveSystem.js';
 import { AdapterConfigError, type Adapter } from './types.js';
 
@@ -23,7 +24,7 @@ function externalModel(plan: ModelPlan, redactor: Redactor, concurrency: number)
   const baseUrl = plan.baseUrl ?? DEFAULT_OPENAI_BASE_URL;
   const recorder = plan.record ? new CassetteRecorder(plan.record, baseUrl, redactor) : null;
   return {
-    info: { provider: 'openai', mode: plan.record ? 'recording' : 'live', model: plan.model ?? 'chosen by the agent', base_url: baseUrl },
+    info: { provider: 'openai', mode: plan.record ? 'recording' : 'live', model: plan.model ?? MODEL_CHOSEN_BY_AGENT, base_url: baseUrl },
     proxy: new CaptureProxy({ upstream: { baseUrl, apiKey: plan.apiKey ?? null }, replay: null, recorder, limiter: new EndpointLimiter({ max: Math.max(1, concurrency) }), redactor }),
   };
 }
@@ -51,7 +52,14 @@ export async function createExternalAdapter(plan: Exclude<SystemPlan, { adapter:
     plan.adapter === 'command'
       ? createCommandAdapter({ ...shared, argv, passEnv: plan.passEnv, sandbox: plan.sandbox, parentEnv: deps.env, secrets: deps.secrets })
       : createHttpAdapter({ ...shared, url: plan.url, headers: plan.headers });
-  return { ...adapter, run: adapter.run.bind(adapter), close: async () => {
+  return {
+    ...adapter,
+    run: adapter.run.bind(adapter),
+    // Read when the report is built: by then the proxy has seen which model the agent asked for.
+    get model() {
+      return proxiedModel(info, shared.modelName, proxy.modelsSeen);
+    },
+    close: async () => {
       await Promise.all([proxy.close(), otlp.close()]);
     },
   };

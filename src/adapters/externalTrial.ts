@@ -12,6 +12,7 @@ import { OTLP_GRACE_MS } from '../capture/otlpReceiver.js';
 import { ATTR } from '../schema/traceVocabulary.js';
 import { readTraceFile } from './agentOutput.js';
 import { assembleTrace, type TrialEvidence } from './assembleTrace.js';
+import { proxiedModel } from './proxiedModel.js';
 import { checkedTrace } from './checkedTrace.js';
 import { createRunDir } from '../orchestrator/workspaces.js';
 import type { AdapterRunContext } from './types.js';
@@ -87,6 +88,7 @@ export async function openExternalTrial(task: Task, ctx: AdapterRunContext, opti
     rootSpanId: otlp.rootSpanId,
     agentTimeoutMs,
     finish: async (end) => {
+      const traffic = channel.close();
       const trace = assembleTrace({
         ...end,
         taskId: task.id,
@@ -94,9 +96,9 @@ export async function openExternalTrial(task: Task, ctx: AdapterRunContext, opti
         epoch: ctx.epoch,
         traceId: input.trace_id,
         rootSpanId: otlp.rootSpanId,
-        model: options.model,
+        model: proxiedModel(options.model, options.modelName, traffic.exchanges.map((x) => x.model)),
         traceFile: readTraceFile(input.trace_file),
-        traffic: channel.close(),
+        traffic,
         errorPatterns: options.errorPatterns,
         preview: options.redactor.preview,
       });

@@ -100,6 +100,8 @@ export class CaptureProxy {
   private server: Server | null = null;
   private url = '';
   private readonly trials = new Map<string, TrialState>();
+  /** Every model name the agents asked for, so a run with no --model can say which one it used. */
+  readonly modelsSeen = new Set<string>();
 
   constructor(private readonly options: CaptureProxyOptions) {}
 
@@ -205,6 +207,7 @@ export class CaptureProxy {
       return void this.sendError(res, 400, `tracegate capture proxy: request body is not JSON: ${(error as Error).message}`);
     }
     const step = ++trial.calls;
+    this.modelsSeen.add(parsed.model);
     const exchange: Exchange = {
       index: step,
       started: new Date().toISOString(),

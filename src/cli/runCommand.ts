@@ -28,6 +28,7 @@ import { checkEpochsFlags, checkTrialCount, epochCount, runEpochsAuto, type Pair
 import { loadVariant, type LoadedVariant } from './variantOption.js';
 import { checkResumeSettings, runSettingsOf } from './runSettingsOf.js';
 import { checkOutputFolder } from '../runner/previousRun.js';
+import { FAULT_STREAK_LIMIT, FaultStreak } from '../runner/faultStreak.js';
 import { checkBaselineShares } from '../baseline/baselineOverlap.js';
 
 export interface RunFlags extends GateFlags {
@@ -241,6 +242,9 @@ export async function runInto(prepared: PreparedRun, flags: RunFlags, variant: L
   process.on('SIGTERM', onSignal);
   const { reporters } = hooks;
   const fixedEpochs = epochCount(flags);
+  // A provider fault that errors the first trials alike stops the run before every task pays for it.
+  const streak = new FaultStreak();
+  let stopped: string | null = null;
   reporters.emit('onRunStart', {
     model: adapter.model,
     agent: agentOf(flags),
@@ -270,7 +274,11 @@ export async function runInto(prepared: PreparedRun, flags: RunFlags, variant: L
       signal: controller.signal,
       ...(hooks.viewerTraces && flags.html ? { viewerTraces: hooks.viewerTraces } : {}),
       onTrialStart: (event) => reporters.emit('onTrialStart', event),
-      onTrialEnd: (event) => reporters.emit('onTrialEnd', event),
+      onTrialEnd: (event) => {
+        reporters.emit('onTrialEnd', event);
+        stopped ??= streak.observe(event.taskId, event.trial, event.total - event.done);
+        if (stopped && !controller.signal.aborted) controller.abort(new Error(stopped));
+      },
       onWaiting: (waiting) => reporters.emit('onWaiting', waiting),
     });
     return flags.epochs === 'auto' ? await runEpochsAuto(flags, prepared.tasks, execute, hooks.alpha ?? DEFAULT_ALPHA, hooks.pairedSide) : await execute();
@@ -278,6 +286,7 @@ export async function runInto(prepared: PreparedRun, flags: RunFlags, variant: L
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
     reporters.emit('onTrialsDone');
+    if (stopped) process.stderr.write(terminalSafe(`stopped: ${stopped}\n  fix the cause, then finish the run with --resume`) + '\n');
   }
 }
 
@@ -312,6 +321,13 @@ Your own agent (see docs/agents.md):
                                       process group and time limit; model calls go through a capture
                                       proxy (OPENAI_BASE_URL, a dummy OPENAI_API_KEY) that records the trace
   --agent-url http://127.0.0.1:8080/run   the same contract over HTTP
+
+Progress (see docs/runs.md):
+  the header first (model, agent, suites, tasks x epochs, concurrency, sandbox, gate), then
+  --reporter live (a terminal: one status line with done, passed, failed, errored, in flight,
+  waiting, ETA), line (a pipe or CI), dot, json or quiet. A live endpoint that refuses the
+  connection or the key stops the run before its first trial (exit 3); a provider fault that
+  errors the first ${FAULT_STREAK_LIMIT} trials alike stops it there (finish with --resume once fixed).
 
 Exit codes: 0 gate passed, 1 gate failed, 2 bad input or usage, 3 could not run.`,
   );

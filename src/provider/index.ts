@@ -16,7 +16,7 @@ export {
 } from './fetchWithProviderRetries.js';
 export { BodyTooLarge, nodeHttpRequest, type HttpReply, type HttpRequestInit, type ReplyHeaders } from './nodeHttpRequest.js';
 export { PROVIDER_CALL, providerCall, providerCallInit, providerFetch, type ProviderCall } from './providerFetch.js';
-export { faultSummary, PROVIDER_FAULTS, ProviderFaultError, type FaultRecord, type ProviderFault } from './providerFault.js';
+export { faultSummary, PROVIDER_FAULTS, ProviderFaultError, providerFaultKey, type FaultRecord, type ProviderFault } from './providerFault.js';
 export { retryAfterMs } from './retryAfter.js';
 export { readStreamCapped, type CappedBody } from './readStreamCapped.js';
 export { errorCodeOf, NETWORK_FAULT_TEXT, networkFaultOf, type NetworkFault } from './networkFault.js';

@@ -29,6 +29,21 @@ export function faultSummary(faults: readonly FaultRecord[]): string {
   return [...counts].map(([fault, n]) => `${n}×${fault}`).join(', ');
 }
 
+const OUTLASTED = new RegExp(`: (${PROVIDER_FAULTS.join('|')}) \\((HTTP \\d+|no response):`);
+
+/**
+ * What one trial's PROVIDER_ERROR is, the same for every trial it hits: the fault and status a
+ * ProviderFaultError names (`server_error (HTTP 500)`), else the message without the trial's own
+ * task id and step (a refused request: `task <task>, step #: 404 model not found`). Null for
+ * errors that are not the provider's.
+ */
+export function providerFaultKey(error: { code: string; message: string }, taskId: string): string | null {
+  if (error.code !== 'PROVIDER_ERROR') return null;
+  const outlasted = OUTLASTED.exec(error.message);
+  if (outlasted) return `${outlasted[1]} (${outlasted[2]})`;
+  return error.message.split(taskId).join('<task>').replace(/\bstep \d+/g, 'step #');
+}
+
 /**
  * A provider fault that outlasted the request's time budget (or could not be retried). It names the
  * last fault, its HTTP status and how many retries were spent, so a report says what happened.

@@ -4,6 +4,7 @@ import { completeness } from '../report/completeness.js';
 import { describeDrop } from '../report/dropFigure.js';
 import type { RunReport } from '../schema/report.js';
 import { modelLabel } from './modelLabel.js';
+import { summaryCounts } from './summaryCounts.js';
 import type { Reporter } from './types.js';
 import { triageRows, triageText } from './triage.js';
 import type { Diff } from '../schema/diff.js';
@@ -52,9 +53,8 @@ export function summaryMarkdown(report: RunReport): string {
   lines.push('');
   lines.push(`**Model:** ${mdText(modelLabel(report.run.model))}${report.run.variant ? ` · **variant:** ${mdText(report.run.variant.name)}` : ''} · **sandbox:** ${mdText(report.run.sandbox)}${report.run.sandbox_reason ? ` (${mdText(report.run.sandbox_reason)})` : ''}`);
   lines.push('');
-  lines.push('| tasks | passed | failed | errored | pass rate | steps (mean) | tokens |');
-  lines.push('| ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
-  lines.push(`| ${s.total} | ${s.passed} | ${s.failed} | ${s.errored} | ${pct(s.pass_rate)} | ${s.steps.mean.toFixed(1)} | ${s.tokens.total} |`);
+  const counts = summaryCounts(report);
+  lines.push(`| ${counts.head.join(' | ')} |`, `|${' ---: |'.repeat(counts.head.length)}`, `| ${counts.row.join(' | ')} |`);
   if (s.epochs > 1) lines.push('', `pass@${s.epochs} ${pct(s.pass_at_k)} · pass^${s.epochs} ${pct(s.pass_hat_k)} · flaky tasks ${s.flaky}`);
   const auto = report.run.adaptive;
   if (auto) {

@@ -2,16 +2,21 @@ import { makeTable } from './table.js';
 import type { RunReport } from '../schema/report.js';
 import { completeness } from '../report/completeness.js';
 import { modelLabel } from './modelLabel.js';
+import { summaryCounts } from './summaryCounts.js';
 import { terminalSafe } from './terminalSafe.js';
 
 const pct = (v: number | null) => (v === null ? 'n/a' : `${(v * 100).toFixed(1)}%`);
 const MAX_FAILURE_ROWS = 30;
+const EVIDENCE_WIDTH = 60;
+
+/** The table wraps at spaces and cuts a longer word with "…": a long path or URL is broken to fit instead. */
+const wrappable = (text: string, width: number) => text.replace(new RegExp(`\\S{${width}}(?=\\S)`, 'g'), '$& ');
 
 function evidenceText(evidence: RunReport['tasks'][number]['evidence']): string {
   const first = evidence[0];
   if (!first) return '';
   const where = first.step !== null ? `step ${first.step}: ` : '';
-  return `${where}${first.detail}`.slice(0, 70) + (evidence.length > 1 ? ` (+${evidence.length - 1})` : '');
+  return `${where}${first.detail}` + (evidence.length > 1 ? ` (+${evidence.length - 1})` : '');
 }
 
 /** The terminal summary: where the model came from, pass rate, failures by layer, failing tasks. */
@@ -23,17 +28,9 @@ export function formatTerminal(report: RunReport): string {
   const notice = completeness(report).notice;
   if (notice) lines.push(terminalSafe(notice));
 
-  const summary = makeTable({ head: ['tasks', 'passed', 'failed', 'errored', 'pass rate', 'steps (mean)', 'tokens', 'duration'] });
-  summary.push([
-    s.total,
-    s.passed,
-    s.failed,
-    s.errored,
-    pct(s.pass_rate),
-    s.steps.mean.toFixed(1),
-    s.tokens.total,
-    `${(s.duration_ms.total / 1000).toFixed(1)}s`,
-  ]);
+  const counts = summaryCounts(report);
+  const summary = makeTable({ head: counts.head });
+  summary.push(counts.row);
   lines.push(summary.toString());
   if (run.epochs > 1) lines.push(`pass@${run.epochs}: ${pct(s.pass_at_k)}  pass^${run.epochs}: ${pct(s.pass_hat_k)}  flaky tasks: ${s.flaky}`);
 
@@ -53,9 +50,10 @@ export function formatTerminal(report: RunReport): string {
 
   const bad = report.tasks.filter((t) => t.status !== 'passed');
   if (bad.length > 0) {
-    const failing = makeTable({ head: ['task', 'status', 'reason', 'layer', 'evidence'], wordWrap: true, colWidths: [34, 9, 30, 13, 60] });
+    const failing = makeTable({ head: ['task', 'status', 'reason', 'layer', 'evidence'], wordWrap: true, colWidths: [34, 9, 30, 13, EVIDENCE_WIDTH] });
     for (const t of bad.slice(0, MAX_FAILURE_ROWS)) {
-      failing.push([t.id, t.status, t.failure_reason ?? t.error?.code ?? '', t.failure_layer ?? '', t.error ? t.error.message.slice(0, 70) : evidenceText(t.evidence)]);
+      // Whole, wrapped by the table: what to do about an error is often at its end ("pass --base-url URL").
+      failing.push([t.id, t.status, t.failure_reason ?? t.error?.code ?? '', t.failure_layer ?? '', wrappable(t.error ? t.error.message : evidenceText(t.evidence), EVIDENCE_WIDTH - 2)]);
     }
     lines.push(failing.toString());
     if (bad.length > MAX_FAILURE_ROWS) lines.push(`… and ${bad.length - MAX_FAILURE_ROWS} more in report.json`);

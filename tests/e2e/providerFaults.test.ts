@@ -75,3 +75,44 @@ describe('provider faults are absorbed, not reported as regressions', () => {
     }
   });
 });
+
+describe('a provider fault every trial hits stops the run', () => {
+  it('the first 5 trials refused alike (a model the endpoint does not know): the run stops, says why, exits 3, and --resume can finish it', async () => {
+    let refusing = true;
+    const server = new FakeOpenAIServer((body) => (refusing ? { status: 404 } : answer(body)));
+    servers.push(server);
+    const baseUrl = await server.start();
+    const out = tempDir();
+    const args = ['run', suite(40), '--model', 'no-such-model', '--base-url', baseUrl, '-j', '2', '--no-html', '--out', out];
+    const env = { OPENAI_API_KEY: 'sk-test-not-real-000000000000' };
+    const result = await runCli(args, { env });
+    expect(result.code, result.stderr).toBe(3);
+    expect(result.stderr).toMatch(/stopped: the first 5 trials all errored on the same provider fault, and the 3[45] left would too: task task_\d+, step 1: 404 scripted failure \(POST http:\/\/127\.0\.0\.1:\d+\/v1\/chat\/completions\)\n {2}fix the cause, then finish the run with --resume/);
+    const report = RunReportSchema.parse(JSON.parse(readFileSync(path.join(out, 'report.json'), 'utf8')));
+    // The trials that ended are kept; the one in flight when it stopped is not, and nothing more started.
+    expect(report.summary.trials).toBeGreaterThanOrEqual(5);
+    expect(report.summary.trials).toBeLessThanOrEqual(6);
+    expect(server.requests.length).toBeLessThanOrEqual(7);
+    expect(report.run.interrupted).toBe(true);
+
+    // The endpoint fixed: --resume runs only what is missing and the run passes.
+    refusing = false;
+    const resumed = await runCli([...args, '--resume', '-q'], { env });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const finished = RunReportSchema.parse(JSON.parse(readFileSync(path.join(out, 'report.json'), 'utf8')));
+    expect(finished.summary).toMatchObject({ trials: 40, passed: 40 });
+  });
+
+  it('different faults, or one trial that got through, do not stop it', async () => {
+    // Every third call answers: the run goes on to the end however many calls fail.
+    const server = new FakeOpenAIServer((body, i) => (i % 3 === 2 ? answer(body) : { status: 404 }));
+    servers.push(server);
+    const baseUrl = await server.start();
+    const out = tempDir();
+    const result = await runCli(['run', suite(12), '--model', 'm', '--base-url', baseUrl, '-j', '1', '-q', '--no-html', '--out', out], { env: { OPENAI_API_KEY: 'sk-test-not-real-000000000000' } });
+    expect(result.stderr).not.toContain('stopped:');
+    const report = RunReportSchema.parse(JSON.parse(readFileSync(path.join(out, 'report.json'), 'utf8')));
+    expect(report.summary.trials).toBe(12);
+    expect(report.summary.errored).toBe(8);
+  });
+});

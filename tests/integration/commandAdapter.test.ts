@@ -361,4 +361,25 @@ describe('command adapter', () => {
       expect(llm.map((s) => s.attributes['llm.streamed'])).toEqual([false, true]);
     }
   });
+
+  it('with no --model, the report names the model the proxy saw the agent ask for, not "chosen by the agent"', async () => {
+    server = new FakeOpenAIServer(() => ({ content: 'hello' }));
+    const url = await server.start();
+    const agent = [
+      'import json, os, sys, urllib.request',
+      'task = json.load(sys.stdin)',
+      'body = {"model": "gpt-seen-by-proxy", "messages": [{"role": "user", "content": "hi"}]}',
+      'req = urllib.request.Request(os.environ["OPENAI_BASE_URL"] + "/chat/completions", data=json.dumps(body).encode(), headers={"content-type": "application/json", "authorization": "Bearer " + os.environ["OPENAI_API_KEY"]})',
+      'print(json.loads(urllib.request.urlopen(req).read())["choices"][0]["message"]["content"])',
+    ].join('\n');
+    const t = setup(agent, [{ id: 'asks', prompt: 'hi', expected_contains: ['hello'] }]);
+    const result = await runCli(['run', t.suite, '--agent-cmd', t.cmd, '--base-url', url, '--out', t.out, '--no-html'], { env: { ...offline, OPENAI_API_KEY: 'sk-upstream-0123456789abcdefghijklmnop' } });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain(`model: LIVE: gpt-seen-by-proxy at ${url}`);
+    const full = JSON.parse(readFileSync(path.join(t.out, 'report.json'), 'utf8')) as { run: { model: { model: string } }; tasks: Report['tasks'] };
+    expect(full.run.model.model).toBe('gpt-seen-by-proxy');
+    const stored = JSON.parse(readFileSync(path.join(t.out, full.tasks[0]!.trials[0]!.trace_file!), 'utf8')) as { model: { model: string; mode: string } };
+    expect(stored.model).toMatchObject({ model: 'gpt-seen-by-proxy', mode: 'live' });
+  });
 });
+
