@@ -1,4 +1,5 @@
 import type { ToolLimits } from '../../src/schema/limits.js';
+import { modelContentAttributes } from '../../src/schema/recordContent.js';
 import type { Trace } from '../../src/schema/trace.js';
 import { compressConversation } from '../compression/compress.js';
 import { ModelError, type ChatMessage } from '../model/types.js';
@@ -121,7 +122,7 @@ async function agentLoop(task: AgentTask, deps: HarnessDeps, signal: AbortSignal
           'gen_ai.usage.output_tokens': reply.usage.output_tokens,
           'gen_ai.response.finish_reasons': reply.finishReason ? [reply.finishReason] : [],
           'llm.tool_calls': toolCalls.length,
-          'llm.content_preview': recorder.preview(reply.content ?? '', 2000),
+          ...modelContentAttributes(settings.recordContent, (text, max) => recorder.preview(text, max), { input: messages, output: reply.content }),
           'llm.think_stripped': visible !== (reply.content ?? '').trim(),
           ...(reply.providerRetries ? { 'llm.provider_retries': reply.providerRetries } : {}),
         })

@@ -63,5 +63,6 @@ export function runSettingsAttributes(settings: HarnessSettings): Record<string,
     'gen_ai.request.tool_choice': typeof choice === 'string' ? choice : choice.name,
     'gen_ai.request.parallel_tool_calls': settings.parallelToolCalls,
     'mcp.servers': settings.mcpServers.map((s) => s.name),
+    'llm.record_content': settings.recordContent,
   };
 }

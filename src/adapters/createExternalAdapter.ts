@@ -46,6 +46,7 @@ export async function createExternalAdapter(plan: Exclude<SystemPlan, { adapter:
     defaultMaxSteps: plan.maxSteps,
     errorPatterns: deps.errorPatterns ?? [],
     redactor: deps.redactor,
+    recordContent: plan.recordContent,
   };
   const adapter =
     plan.adapter === 'command'
