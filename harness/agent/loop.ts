@@ -8,7 +8,7 @@ import type { ToolContext } from '../tools/types.js';
 import { ProviderFaultError } from '../../src/provider/index.js';
 import { TraceRecorder, type SpanHandle } from '../trace/recorder.js';
 import type { HarnessDeps } from './config.js';
-import { openTools, runSettingsAttributes, toolContext, toolLimits, toolLimitsAttributes, type OpenedTools } from './runTools.js';
+import { openTools, runSettingsAttributes, toolContext, toolLimits, type OpenedTools } from './runTools.js';
 import { runToolCall, toolMessageContent } from './toolCall.js';
 
 export interface AgentTask {
@@ -49,7 +49,7 @@ export async function runAgent(task: AgentTask, deps: HarnessDeps, signal: Abort
   const { settings } = deps;
   const recorder = new TraceRecorder(task.id, task.epoch, deps.model.info, deps.redactor);
   const limits = toolLimits(deps, task.toolLimits);
-  recorder.setRoot({ ...runSettingsAttributes(settings), ...toolLimitsAttributes(limits) });
+  recorder.setRoot(runSettingsAttributes(settings, limits));
   const opened = await openTools(settings, task.workspace, signal);
   if ('error' in opened) return recorder.finish(null, 'error', opened.error);
   if (opened.dropped.length > 0) recorder.setRoot({ 'mcp.tools_dropped': opened.dropped });
