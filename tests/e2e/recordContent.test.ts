@@ -12,7 +12,10 @@ const LONG_ANSWER = `the notes hold a key. ${'x'.repeat(3000)} the end`;
 
 /** A run of one agent task (read a file, then answer at length) at each --record-content level. */
 describe('--record-content none|summary|full', () => {
-  const server = new FakeOpenAIServer((_body, i) => (i % 2 === 0 ? { content: 'Reading.', tool_calls: [{ name: 'read_file', arguments: JSON.stringify({ path: 'notes.txt' }) }] } : { content: LONG_ANSWER }));
+  // Answered by what the request holds, not by its index: every run asks twice, a retry asks again.
+  const server = new FakeOpenAIServer((body) =>
+    body.messages.at(-1)!.role === 'tool' ? { content: LONG_ANSWER } : { content: 'Reading.', tool_calls: [{ name: 'read_file', arguments: JSON.stringify({ path: 'notes.txt' }) }] },
+  );
   let baseUrl = '';
   let suite = '';
   beforeAll(async () => {
