@@ -6,7 +6,7 @@ import { rng } from './seededRandom.js';
 export type Mixture = (tasks: number, random: () => number) => number[];
 
 function run(settings: PairedSettings, pa: number[], pb: number[], random: () => number) {
-  const tasks: PairedTaskTrials[] = pa.map((_, i) => ({ id: `t${i}`, a: { passed: 0, judged: 0, errored: 0 }, b: { passed: 0, judged: 0, errored: 0 }, flips: { aOnly: 0, bOnly: 0 } }));
+  const tasks: PairedTaskTrials[] = pa.map((_, i) => ({ id: `t${i}`, a: { passed: 0, judged: 0, errored: 0 }, b: { passed: 0, judged: 0, errored: 0 }, flips: { aOnly: 0, bOnly: 0, pairs: 0 } }));
   const once = (i: number) => {
     const t = tasks[i]!;
     const a = random() < pa[i]!;
@@ -15,6 +15,7 @@ function run(settings: PairedSettings, pa: number[], pb: number[], random: () =>
     t.b.judged++;
     if (a) t.a.passed++;
     if (b) t.b.passed++;
+    t.flips.pairs++;
     if (a && !b) t.flips.aOnly++;
     if (b && !a) t.flips.bOnly++;
   };

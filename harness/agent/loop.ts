@@ -47,7 +47,7 @@ export function stripThink(text: string): string {
  */
 export async function runAgent(task: AgentTask, deps: HarnessDeps, signal: AbortSignal): Promise<Trace> {
   const { settings } = deps;
-  const recorder = new TraceRecorder(task.id, task.epoch, deps.model.info, deps.redactor);
+  const recorder = new TraceRecorder(task.id, task.epoch, deps.model.info, deps.redactor, task.prompt);
   const limits = toolLimits(deps, task.toolLimits);
   recorder.setRoot(runSettingsAttributes(settings, limits));
   const opened = await openTools(settings, task.workspace, signal);
@@ -87,6 +87,7 @@ async function agentLoop(task: AgentTask, deps: HarnessDeps, signal: AbortSignal
             chars_before: compressed.charsBefore,
             chars_after: compressed.charsAfter,
             compressed_results: compressed.compressedResults,
+            compressed_call_ids: compressed.compressedCallIds,
           })
           .end();
       }

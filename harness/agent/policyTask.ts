@@ -1,5 +1,6 @@
 import type { ToolLimits } from '../../src/schema/limits.js';
 import type { Trace } from '../../src/schema/trace.js';
+import { taskInput } from '../../src/schema/task.js';
 import { TraceRecorder } from '../trace/recorder.js';
 import type { HarnessDeps } from './config.js';
 import { openTools, runSettingsAttributes, toolContext, toolLimits } from './runTools.js';
@@ -21,7 +22,8 @@ export interface PolicyTaskInput {
  * sandbox), no model. This tests the safety boundary without waiting for a model to misbehave.
  */
 export async function runPolicyTask(input: PolicyTaskInput, deps: HarnessDeps, signal: AbortSignal): Promise<Trace> {
-  const recorder = new TraceRecorder(input.id, input.epoch, { provider: 'none', mode: 'none', model: 'none', base_url: null }, deps.redactor);
+  const prompt = taskInput({ prompt: null, toolCall: input.toolCall });
+  const recorder = new TraceRecorder(input.id, input.epoch, { provider: 'none', mode: 'none', model: 'none', base_url: null }, deps.redactor, prompt);
   const limits = toolLimits(deps, input.toolLimits);
   recorder.setRoot(runSettingsAttributes(deps.settings, limits));
   // MCP servers start only when the call is for one of their tools.

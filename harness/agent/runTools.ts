@@ -45,6 +45,7 @@ export function toolContext(deps: HarnessDeps, workspace: string, signal: AbortS
     ...limits,
     sandboxMode: deps.settings.sandboxMode,
     secretPaths: deps.policy.secret_paths,
+    limits: deps.policy.limits,
     signal,
   };
 }

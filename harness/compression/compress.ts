@@ -11,6 +11,8 @@ export interface CompressionOutcome {
   charsBefore: number;
   charsAfter: number;
   compressedResults: number;
+  /** The tool call ids whose results were summarized: the trace names them so a loss can be shown. */
+  compressedCallIds: string[];
 }
 
 const MIN_RESULT_CHARS = 600;
@@ -67,16 +69,16 @@ export function compressConversation(messages: ChatMessage[], threshold: number)
     if (m.role !== 'assistant') continue;
     for (const c of m.tool_calls ?? []) sources.set(c.id, `${c.function.name} ${c.function.arguments.slice(0, 200)}`);
   }
-  let compressedResults = 0;
+  const compressedCallIds: string[] = [];
   const out = messages.map((m) => {
     if (m.role !== 'tool' || m.content.length < MIN_RESULT_CHARS) return m;
     if (m.content.startsWith('[compressed tool result]')) return m;
     const summary = summarizeResult(sources.get(m.tool_call_id) ?? 'tool result', m.content);
     if (summary.length >= m.content.length) return m;
-    compressedResults++;
+    compressedCallIds.push(m.tool_call_id);
     return { ...m, content: summary };
   });
   const charsAfter = conversationChars(out);
-  if (compressedResults === 0 || charsAfter >= charsBefore) return null;
-  return { messages: out, charsBefore, charsAfter, compressedResults };
+  if (compressedCallIds.length === 0 || charsAfter >= charsBefore) return null;
+  return { messages: out, charsBefore, charsAfter, compressedResults: compressedCallIds.length, compressedCallIds };
 }

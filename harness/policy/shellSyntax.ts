@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import { Language, Parser, type Node } from 'web-tree-sitter';
+import { bodyExpansions, heredocOf, literalBody, readHereDocs, type HereDoc } from './hereDocs.js';
 
 /**
  * Parses a shell command (bash grammar, tree-sitter) into the simple commands it would run and the
@@ -42,6 +43,8 @@ export interface ShellAnalysis {
   /** Redirects that apply to a whole statement (a pipeline or list). */
   redirects: ShellRedirect[];
   unprovable: Unprovable[];
+  /** The command's here-documents as bash reads them (hereDocs.ts); the parser sees placeholders. */
+  heredocs: HereDoc[];
 }
 
 let parserPromise: Promise<Parser> | undefined;
@@ -71,8 +74,11 @@ const SUBSTITUTIONS = new Set(['command_substitution', 'process_substitution']);
 
 export async function analyzeShell(command: string): Promise<ShellAnalysis> {
   const parser = await shellParser();
-  const tree = parser.parse(command);
-  const analysis: ShellAnalysis = { commands: [], redirects: [], unprovable: [] };
+  // Here-docs are read by bash's rules first; the parser gets the command with their bodies cut out.
+  const reading = readHereDocs(command);
+  const analysis: ShellAnalysis = { commands: [], redirects: [], unprovable: [], heredocs: reading.heredocs };
+  for (const detail of reading.uncertain) analysis.unprovable.push({ construct: 'heredoc', detail: `${detail}: the here-document cannot be read with certainty` });
+  const tree = parser.parse(reading.source);
   if (!tree) {
     analysis.unprovable.push({ construct: 'parse', detail: 'the command could not be parsed' });
     return analysis;
@@ -81,13 +87,30 @@ export async function analyzeShell(command: string): Promise<ShellAnalysis> {
     if (tree.rootNode.hasError) {
       analysis.unprovable.push({ construct: 'parse', detail: 'the command has a syntax error' });
     }
-    const joined = continuedWord(tree.rootNode, Buffer.from(command, 'utf8'));
+    const joined = continuedWord(tree.rootNode, Buffer.from(reading.source, 'utf8'));
     if (joined) analysis.unprovable.push({ construct: 'parse', detail: `a line continuation joins ${joined} into one word, which the parser reads as two` });
     visit(tree.rootNode, analysis);
   } finally {
     tree.delete();
   }
+  for (const doc of reading.heredocs) if (!doc.quoted) await expandedBody(doc, analysis);
   return analysis;
+}
+
+/**
+ * An unquoted here-doc's body is expanded by bash: each `$(…)` or backquoted command in it runs and
+ * is judged like any other command; any expansion leaves the text unknown (asks).
+ */
+async function expandedBody(doc: HereDoc, out: ShellAnalysis): Promise<void> {
+  const { substitutions, expands } = bodyExpansions(doc.body);
+  if (!expands) return;
+  out.unprovable.push({ construct: 'heredoc', detail: 'here-document expands variables or runs substitutions' });
+  for (const text of substitutions) {
+    const inner = await analyzeShell(text);
+    out.commands.push(...inner.commands);
+    out.redirects.push(...inner.redirects);
+    out.unprovable.push(...inner.unprovable);
+  }
 }
 
 /**
@@ -121,7 +144,7 @@ function visit(node: Node, out: ShellAnalysis): void {
       if (isRedirect(child.type)) collectRedirect(child, out.redirects, out);
       else visit(child, out);
     }
-    if (type === 'redirected_statement') attachHeredoc(node, out.commands[first]);
+    if (type === 'redirected_statement') attachHeredoc(node, out.commands[first], out);
     return;
   }
   switch (type) {
@@ -168,20 +191,18 @@ function visit(node: Node, out: ShellAnalysis): void {
   }
 }
 
-/** `python3 <<'EOF' ... EOF`: the here-document is the command's program text, read like `-c`. */
-function attachHeredoc(node: Node, command: SimpleCommand | undefined): void {
+/** `python3 - > out <<'EOF'`: a here-doc the parser put on the statement feeds its first command. */
+function attachHeredoc(node: Node, command: SimpleCommand | undefined, out: ShellAnalysis): void {
   if (!command || node.childForFieldName('body')?.type !== 'command') return;
   for (const child of node.namedChildren) {
-    if (child?.type !== 'heredoc_redirect' || hasDynamic(child)) continue;
-    const parts = child.namedChildren.filter((c): c is Node => c !== null);
-    // A here-document that also starts a pipeline feeds the first command only; its body is plain text.
-    if (parts.some((c) => !['heredoc_start', 'heredoc_body', 'heredoc_end', 'file_redirect'].includes(c.type))) continue;
-    const body = parts.find((c) => c.type === 'heredoc_body');
-    // An unquoted delimiter: bash joins `\<newline>` lines and unescapes `\$ \` \\` before the program reads it.
-    const quoted = /['"\\]/.test(parts.find((c) => c.type === 'heredoc_start')?.text ?? '');
-    const text = body?.text ?? '';
-    command.stdin = quoted ? text : text.replace(/\\(\n|[$`\\])/g, (_m, c: string) => (c === '\n' ? '' : c));
+    const doc = child?.type === 'file_redirect' ? heredocOf(child.namedChildren.at(-1)?.text ?? null, out.heredocs) : undefined;
+    if (doc && feedsStdin(child!)) command.stdin = literalBody(doc);
   }
+}
+
+function feedsStdin(redirect: Node): boolean {
+  const fd = redirect.childForFieldName('descriptor') ?? redirect.namedChildren.find((c) => c?.type === 'file_descriptor');
+  return !fd || fd.text === '0';
 }
 
 function isRedirect(type: string): boolean {
@@ -198,7 +219,12 @@ function simpleCommand(node: Node, out: ShellAnalysis): SimpleCommand {
       const target = child.namedChildren[0];
       const value = target ? word(target, out).value : null;
       if (value !== null) command.stdin = `${value}\n`;
-    } else if (isRedirect(child.type)) collectRedirect(child, command.redirects, out);
+    } else if (isRedirect(child.type)) {
+      const doc = child.type === 'file_redirect' ? heredocOf(child.namedChildren.at(-1)?.text ?? null, out.heredocs) : undefined;
+      // `3<<EOF` feeds descriptor 3, not the program's standard input.
+      if (doc && feedsStdin(child)) command.stdin = literalBody(doc);
+      else if (!doc) collectRedirect(child, command.redirects, out);
+    }
     else if (child.type !== 'comment') command.args.push(word(child, out));
   }
   return command;
@@ -220,14 +246,14 @@ function evaluatedOperands(node: Node, doubleBracket: boolean, out: ShellAnalysi
   if (node.type === 'binary_expression' && doubleBracket && ARITHMETIC_TESTS.has(operator)) {
     for (const side of [node.childForFieldName('left'), node.childForFieldName('right')]) {
       for (const leaf of side ? leaves(side) : []) {
-        const value = staticValue(leaf, { commands: [], redirects: [], unprovable: [] });
+        const value = staticValue(leaf, { commands: [], redirects: [], unprovable: [], heredocs: [] });
         if (value !== null && !PLAIN_INTEGER.test(value)) out.unprovable.push({ construct: 'arithmetic', detail: `[[ … ${operator} … ]] evaluates ${leaf.text} as arithmetic, which can run commands` });
       }
     }
   }
   if (node.type === 'unary_expression' && (operator === '-v' || operator === '-R')) {
     for (const leaf of leaves(node)) {
-      const value = staticValue(leaf, { commands: [], redirects: [], unprovable: [] });
+      const value = staticValue(leaf, { commands: [], redirects: [], unprovable: [], heredocs: [] });
       if (value !== null && value.includes('[')) out.unprovable.push({ construct: 'arithmetic', detail: `${operator} ${leaf.text} evaluates a subscript, which can run commands` });
     }
   }
@@ -268,15 +294,8 @@ function assignments(node: Node, out: ShellAnalysis): SimpleCommand['assignments
 
 function collectRedirect(node: Node, into: ShellRedirect[], out: ShellAnalysis): void {
   if (node.type === 'heredoc_redirect') {
-    for (const child of node.namedChildren) {
-      if (!child) continue;
-      if (child.type === 'heredoc_body') {
-        if (hasDynamic(child)) {
-          out.unprovable.push({ construct: 'heredoc', detail: 'here-document expands variables or runs substitutions' });
-        }
-      } else if (isRedirect(child.type)) collectRedirect(child, into, out);
-      else if (child.type !== 'heredoc_start' && child.type !== 'heredoc_end') visit(child, out);
-    }
+    // Every here-doc is read (and replaced) before parsing: one the parser still sees was not read.
+    out.unprovable.push({ construct: 'heredoc', detail: 'the parser found a here-document the here-doc reader did not' });
     return;
   }
   if (node.type === 'herestring_redirect') {
@@ -287,6 +306,8 @@ function collectRedirect(node: Node, into: ShellRedirect[], out: ShellAnalysis):
   const destination = node.childForFieldName('destination') ?? node.namedChildren.at(-1) ?? null;
   const op = node.children.find((c) => c !== null && !c.isNamed)?.text ?? '>';
   if (!destination) return;
+  // `< PLACEHOLDER` stands for a here-doc (hereDocs.ts): it feeds text, it reads no file.
+  if (heredocOf(destination.text, out.heredocs)) return;
   const target = word(destination, out);
   const isFdDup = (op === '>&' || op === '<&' || op === '>&-' || op === '<&-') && /^(\d+|-)$/.test(target.value ?? '');
   const kind = isFdDup ? 'fd' : op.startsWith('<') && op !== '<>' ? 'read' : 'write';

@@ -1,7 +1,9 @@
 import { TracegateError } from '../../src/schema/runError.js';
-import { existsSync, lstatSync, readlinkSync, realpathSync, statSync } from 'node:fs';
+import { existsSync, lstatSync, readFileSync, readlinkSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { gitShimDir } from '../git/gitEnv.js';
+import { secretObjectMasks } from '../git/secretObjects.js';
+import { holdsOnlyPlaceholders, isExampleFile, MAX_EXAMPLE_BYTES } from '../policy/exampleFile.js';
 import { matchesGlob, walkBounded } from './workspacePaths.js';
 
 /**
@@ -36,13 +38,26 @@ export function bwrapArgs(workspace: string, secretGlobs: readonly string[], max
   for (const dir of HIDDEN_SYSTEM_DIRS) if (existsSync(dir)) args.push('--tmpfs', dir);
   const shim = gitShimDir();
   args.push('--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp', '--bind', ws, ws, '--ro-bind', shim, shim);
-  for (const secret of secretEntries(ws, secretGlobs, maxScanned)) {
+  const { secrets, gitDirs } = secretEntries(ws, secretGlobs, maxScanned);
+  for (const secret of secrets) {
     args.push(...(secret.dir ? ['--tmpfs', secret.path] : ['--ro-bind', '/dev/null', secret.path]));
   }
+  for (const mask of secretObjectMasks(ws, gitDirs, secretGlobs)) args.push('--ro-bind', mask.source, mask.target);
   // --cap-drop ALL: run as root (a CI container), bubblewrap would keep every capability, and a
   // test suite could unmount a secret's mask or remount /etc writable.
   args.push('--chdir', ws, '--unshare-all', '--cap-drop', 'ALL', '--die-with-parent', '--new-session');
   return args;
+}
+
+/** A secret-named template (`.env.example`) whose content holds only placeholders is no secret. */
+function isPublicExample(file: string): boolean {
+  if (!isExampleFile(file)) return false;
+  try {
+    const stat = statSync(file);
+    return stat.size <= MAX_EXAMPLE_BYTES && holdsOnlyPlaceholders(readFileSync(file, 'utf8'));
+  } catch {
+    return false;
+  }
 }
 
 function linkTarget(root: string, link: string): { path: string; dir: boolean } | undefined {
@@ -58,13 +73,16 @@ function linkTarget(root: string, link: string): { path: string; dir: boolean } 
 }
 
 /**
- * Workspace entries that match a secret glob (.git is not descended). The walk is bounded, and a
- * walk cut short fails closed: a workspace padded with files must not leave a secret unmasked.
+ * Workspace entries that match a secret glob (.git is not descended), and the repositories' .git
+ * folders (whose objects hold the secrets' history). The walk is bounded, and a walk cut short
+ * fails closed: a workspace padded with files must not leave a secret unmasked.
  */
-function secretEntries(root: string, globs: readonly string[], maxScanned: number): Array<{ path: string; dir: boolean }> {
-  if (globs.length === 0) return [];
+function secretEntries(root: string, globs: readonly string[], maxScanned: number): { secrets: Array<{ path: string; dir: boolean }>; gitDirs: string[] } {
   const found: Array<{ path: string; dir: boolean }> = [];
+  const gitDirs: string[] = [];
+  if (globs.length === 0) return { secrets: found, gitDirs };
   const cut = walkBounded(root, maxScanned, (full, entry) => {
+    if (entry.name === '.git' && entry.isDirectory()) gitDirs.push(full);
     const rel = path.relative(root, full).split(path.sep).join('/');
     const secret = globs.some((g) => matchesGlob(rel, g) || matchesGlob(`${rel}/x`, g));
     if (entry.isSymbolicLink()) {
@@ -73,6 +91,7 @@ function secretEntries(root: string, globs: readonly string[], maxScanned: numbe
       if (target) found.push(target);
       return 'skip';
     }
+    if (secret && entry.isFile() && isPublicExample(full)) return 'skip';
     if (secret && (entry.isFile() || entry.isDirectory())) {
       found.push({ path: full, dir: entry.isDirectory() });
       return 'skip';
@@ -80,5 +99,5 @@ function secretEntries(root: string, globs: readonly string[], maxScanned: numbe
     return 'descend';
   });
   if (cut !== null) throw new SecretScanError(`the workspace has more than ${maxScanned} entries, too many to mask every secret path under bubblewrap`);
-  return found;
+  return { secrets: found, gitDirs };
 }

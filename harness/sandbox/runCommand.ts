@@ -1,9 +1,13 @@
 import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { sessionMembers } from './processTree.js';
 import { gitEnvironment, gitShimDir } from '../git/gitEnv.js';
 import { bwrapArgs } from './bwrapArgs.js';
+import { openPidsCgroup, ulimitLine, type PidsCgroup } from './commandLimits.js';
 import { cutAtToken } from '../../src/schema/redact.js';
+import { DEFAULT_COMMAND_LIMITS, type CommandLimits } from '../../src/schema/policy.js';
 
 export type SandboxMode = 'process' | 'bwrap';
 
@@ -25,20 +29,31 @@ export interface RunOptions {
   mode: SandboxMode;
   /** Workspace globs masked with an empty file under bubblewrap (the policy's secret paths). */
   secretPaths?: readonly string[];
+  /** Processes and memory of the command (the policy's `limits`; DEFAULT_COMMAND_LIMITS when absent). */
+  limits?: CommandLimits;
   signal?: AbortSignal;
 }
+
+/** HOME under bubblewrap: inside its private /tmp, so it is new and empty for every command. */
+const BWRAP_HOME = '/tmp/home';
 
 /**
  * The child's whole environment: nothing of the parent's leaks through (no keys, no tokens). git is
  * found first in harness/git/bin, the shim that runs it with the workspace's programs switched off.
+ * HOME (and the XDG folders in it) is an empty folder of the command's own, never the workspace:
+ * dotfiles a workspace plants (`.jq`, `.bashrc`, a Python user site with usercustomize.py) must not act.
  */
-export function sandboxEnv(workspace: string, secretPaths: readonly string[] = []): Record<string, string> {
+export function sandboxEnv(workspace: string, secretPaths: readonly string[] = [], home: string): Record<string, string> {
   return {
     ...gitEnvironment(workspace),
     // The git shim refuses to print a secret the repository tracks or once tracked (its objects are not masked).
     ...(secretPaths.length > 0 ? { TRACEGATE_SECRET_PATHS: secretPaths.join('\n') } : {}),
     PATH: `${gitShimDir()}:/usr/local/bin:/usr/bin:/bin`,
-    HOME: workspace,
+    HOME: home,
+    XDG_CONFIG_HOME: `${home}/.config`,
+    XDG_CACHE_HOME: `${home}/.cache`,
+    XDG_DATA_HOME: `${home}/.local/share`,
+    XDG_STATE_HOME: `${home}/.local/state`,
     LANG: 'C.UTF-8',
     LC_ALL: 'C.UTF-8',
     TERM: 'dumb',
@@ -72,18 +87,15 @@ export function hasBubblewrap(): boolean {
   return probeBubblewrap().ok;
 }
 
-/** Largest file a command may write, in KiB: a runaway `seq … > file` cannot fill the disk. */
-export const MAX_FILE_KIB = 100 * 1024;
-
-function commandLine(command: string, options: RunOptions): [string, string[]] {
-  // An outer shell sets the limits, then execs the real one with the command as an argument
-  // (never spliced into a string, so no quoting can escape it).
-  const shell: [string, string[]] = [
-    '/bin/bash',
-    ['--noprofile', '--norc', '-c', `ulimit -f ${MAX_FILE_KIB} && exec /bin/bash --noprofile --norc -c "$1"`, 'tracegate-sandbox', command],
-  ];
-  if (options.mode !== 'bwrap') return shell;
-  return ['bwrap', [...bwrapArgs(path.resolve(options.workspace), options.secretPaths ?? []), shell[0], ...shell[1]]];
+function commandLine(command: string, options: RunOptions, cgroup: PidsCgroup | null): [string, string[]] {
+  // An outer shell makes HOME and sets the limits, then execs the real one with the command as an
+  // argument (never spliced into a string, so no quoting can escape it).
+  const setup = `mkdir -p -m 700 "$HOME" && ${ulimitLine(options.limits ?? DEFAULT_COMMAND_LIMITS)} && exec /bin/bash --noprofile --norc -c "$1"`;
+  const shell = ['/bin/bash', '--noprofile', '--norc', '-c', setup, 'tracegate-sandbox', command];
+  const line = options.mode === 'bwrap' ? ['bwrap', ...bwrapArgs(path.resolve(options.workspace), options.secretPaths ?? []), ...shell] : shell;
+  // The pids cgroup is joined outside bubblewrap (no /sys inside), before anything else starts.
+  const joined = cgroup ? ['/bin/sh', '-c', 'echo $$ > "$0" && exec "$@"', cgroup.procs, ...line] : line;
+  return [joined[0]!, joined.slice(1)];
 }
 
 /**
@@ -108,9 +120,17 @@ function killSession(sid: number, sig: NodeJS.Signals): void {
  */
 export function runCommand(command: string, options: RunOptions): Promise<CommandResult> {
   let line: [string, string[]];
+  const cgroup = openPidsCgroup(options.limits ?? DEFAULT_COMMAND_LIMITS);
+  // Under bubblewrap HOME lives in the sandbox's own /tmp; the process sandbox gets a fresh folder.
+  const hostHome = options.mode === 'bwrap' ? null : mkdtempSync(path.join(tmpdir(), 'tracegate-home-'));
+  const cleanUp = () => {
+    cgroup?.close();
+    if (hostHome) rmSync(hostHome, { recursive: true, force: true });
+  };
   try {
-    line = commandLine(command, options);
+    line = commandLine(command, options, cgroup);
   } catch (error) {
+    cleanUp();
     // The sandbox cannot be set up as promised (a secret scan cut short): the command does not run.
     const output = `failed to start: ${(error as Error).message}`;
     return Promise.resolve({ exitCode: null, signal: null, timedOut: false, output, outputChars: output.length, truncated: false, mode: options.mode });
@@ -119,7 +139,7 @@ export function runCommand(command: string, options: RunOptions): Promise<Comman
   return new Promise((resolve) => {
     const child = spawn(file, args, {
       cwd: options.workspace,
-      env: sandboxEnv(options.workspace, options.secretPaths),
+      env: sandboxEnv(options.workspace, options.secretPaths, hostHome ?? BWRAP_HOME),
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -160,6 +180,7 @@ export function runCommand(command: string, options: RunOptions): Promise<Comman
       clearTimeout(timer);
       options.signal?.removeEventListener('abort', onAbort);
       killGroup('SIGKILL');
+      cleanUp();
       resolve({
         exitCode,
         signal,

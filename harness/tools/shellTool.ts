@@ -14,6 +14,7 @@ export const runShellTool = defineTool({
       outputCap: ctx.outputCap,
       mode: ctx.sandboxMode,
       ...(ctx.secretPaths ? { secretPaths: ctx.secretPaths } : {}),
+      ...(ctx.limits ? { limits: ctx.limits } : {}),
       signal: ctx.signal,
     });
     const output = run.truncated

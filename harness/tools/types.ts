@@ -1,4 +1,5 @@
 import { cutAtToken } from '../../src/schema/redact.js';
+import type { CommandLimits } from '../../src/schema/policy.js';
 import type { z } from 'zod';
 import type { ErrorType } from '../../src/schema/trace.js';
 import type { SandboxMode } from '../sandbox/runCommand.js';
@@ -25,6 +26,8 @@ export interface ToolContext {
   sandboxMode: SandboxMode;
   /** The policy's secret paths: masked in the workspace under bubblewrap. */
   secretPaths?: readonly string[];
+  /** The policy's bounds on every command's processes and memory. */
+  limits?: CommandLimits;
   signal: AbortSignal;
 }
 

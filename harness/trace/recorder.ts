@@ -61,6 +61,8 @@ export class TraceRecorder {
     private readonly epoch: number,
     private readonly model: ModelInfo,
     private readonly redactor: Redactor = (envRedactor ??= createRedactor(process.env)),
+    /** What the task asked (its prompt, or a policy task's tool call); the writer redacts it with the rest. */
+    private readonly prompt: string | null = null,
   ) {
     this.root = this.start('agent', `task ${taskId}`, null, { 'task.id': taskId, epoch });
   }
@@ -111,6 +113,7 @@ export class TraceRecorder {
       started_at: this.startedAt,
       ended_at: new Date().toISOString(),
       model: this.model,
+      prompt: this.prompt,
       final_answer: { text, exit_reason: exitReason },
       error,
       usage: { ...this.usage, total_tokens: this.usage.input_tokens + this.usage.output_tokens },

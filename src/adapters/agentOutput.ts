@@ -1,7 +1,6 @@
-import { closeSync, constants, fstatSync, lstatSync, openSync, readSync } from 'node:fs';
-import path from 'node:path';
 import { AgentOutputSchema, AGENT_OUTPUT_SCHEMA_VERSION, ChatMessagesSchema, describeIssues, type AgentOutput, type ChatMessage } from '../schema/agentIo.js';
 import { TraceSchema, type Trace } from '../schema/trace.js';
+import { readUntrustedFile } from '../schema/untrustedFile.js';
 
 export const TRACE_FILE_CAP_BYTES = 32 * 1024 * 1024;
 
@@ -49,62 +48,14 @@ function jsonProblem(error: unknown): string {
   return 'a syntax error';
 }
 
-const kindOf = (stat: { isDirectory(): boolean; isFIFO(): boolean; isCharacterDevice(): boolean; isBlockDevice(): boolean; isSocket(): boolean }): string =>
-  stat.isDirectory() ? 'a directory' : stat.isFIFO() ? 'a FIFO' : stat.isCharacterDevice() || stat.isBlockDevice() ? 'a device' : stat.isSocket() ? 'a socket' : 'not a regular file';
-
-/**
- * Reads the agent's trace file as untrusted input: never through a symlink (O_NOFOLLOW), never
- * blocking on a FIFO (O_NONBLOCK), only a regular file, and never more than the cap from the
- * descriptor, whatever its size claims (a device reports 0, a file may grow while it is read).
- */
-function readCapped(file: string): { kind: 'absent' } | { kind: 'text'; text: string } | { kind: 'invalid'; problem: string } {
-  // O_NOFOLLOW guards the file's own name; the agent may also have swapped its folder for a link.
-  try {
-    if (lstatSync(path.dirname(file)).isSymbolicLink()) return { kind: 'invalid', problem: `trace file ${file}: its folder was replaced by a symbolic link` };
-  } catch {
-    return { kind: 'absent' };
-  }
-  let fd: number;
-  try {
-    fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return { kind: 'absent' };
-    if (code === 'ELOOP') return { kind: 'invalid', problem: `trace file ${file} is a symbolic link; write a regular file there` };
-    return { kind: 'invalid', problem: `trace file ${file} cannot be opened (${code ?? 'error'})` };
-  }
-  try {
-    const stat = fstatSync(fd);
-    if (!stat.isFile()) return { kind: 'invalid', problem: `trace file ${file} is ${kindOf(stat)}, not a regular file` };
-    if (stat.size > TRACE_FILE_CAP_BYTES) return { kind: 'invalid', problem: `trace file ${file} is ${stat.size} bytes, over the ${TRACE_FILE_CAP_BYTES}-byte cap` };
-    // Read until end of file, at most one byte past the cap (a file that grew after fstat).
-    let buffer = Buffer.alloc(Math.min(TRACE_FILE_CAP_BYTES + 1, stat.size + 1));
-    let length = 0;
-    for (;;) {
-      if (length === buffer.length) {
-        if (length > TRACE_FILE_CAP_BYTES) return { kind: 'invalid', problem: `trace file ${file} grew over the ${TRACE_FILE_CAP_BYTES}-byte cap while it was read` };
-        const bigger = Buffer.alloc(Math.min(TRACE_FILE_CAP_BYTES + 1, length * 2 + 64 * 1024));
-        buffer.copy(bigger);
-        buffer = bigger;
-      }
-      const n = readSync(fd, buffer, length, buffer.length - length, null);
-      if (n === 0) return { kind: 'text', text: buffer.subarray(0, length).toString('utf8') };
-      length += n;
-    }
-  } catch (error) {
-    return { kind: 'invalid', problem: `trace file ${file} cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})` };
-  } finally {
-    closeSync(fd);
-  }
-}
-
 /** The optional trace file an agent wrote: a tracegate trace/v1, or an OpenAI messages array. */
 export function readTraceFile(file: string): ParsedTraceFile {
-  const read = readCapped(file);
-  if (read.kind !== 'text') return read;
+  // The agent's own file: it may be a link to a secret, a FIFO that never ends, a device.
+  const read = readUntrustedFile(file, { capBytes: TRACE_FILE_CAP_BYTES, noun: 'trace file', noLinks: true });
+  if (read.kind !== 'bytes') return read;
   let value: unknown;
   try {
-    value = JSON.parse(read.text);
+    value = JSON.parse(read.bytes.toString('utf8'));
   } catch (error) {
     return { kind: 'invalid', problem: `trace file ${file} is not JSON: ${jsonProblem(error)}` };
   }

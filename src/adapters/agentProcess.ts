@@ -1,7 +1,9 @@
 import { spawn } from 'node:child_process';
 import { accessSync, constants, statSync } from 'node:fs';
 import path from 'node:path';
+import { StringDecoder } from 'node:string_decoder';
 import { dropCutToken } from '../schema/redact.js';
+import { ErrorLineScanner } from './errorLine.js';
 
 /** How much of an agent's output is kept; the rest is drained and counted, never buffered. */
 export const STDOUT_CAP_BYTES = 1024 * 1024;
@@ -62,6 +64,8 @@ export interface AgentProcessResult {
   stderrTail: string;
   /** The tail lost the start of stderr (its first line may begin mid-token). */
   stderrTruncated: boolean;
+  /** The line of all of stderr that says why the agent died (errorLine.ts), not redacted yet. */
+  stderrErrorLine: string | null;
   started: string;
   ended: string;
 }
@@ -99,7 +103,7 @@ export function runAgentProcess(spec: AgentProcessSpec): Promise<AgentProcessRes
     const problem = execProblem(spec.argv[0]!, spec.cwd, spec.env);
     if (problem) {
       const now = new Date().toISOString();
-      return Promise.resolve({ exitCode: null, signal: null, timedOut: false, spawnError: problem, stdout: '', stdoutBytes: 0, stdoutTruncated: false, stderrTail: '', stderrTruncated: false, started, ended: now });
+      return Promise.resolve({ exitCode: null, signal: null, timedOut: false, spawnError: problem, stdout: '', stdoutBytes: 0, stdoutTruncated: false, stderrTail: '', stderrTruncated: false, stderrErrorLine: null, started, ended: now });
     }
   }
   const argv = bwrap ? bwrapArgv(spec.argv, spec.cwd) : spec.argv;
@@ -114,6 +118,8 @@ export function runAgentProcess(spec: AgentProcessSpec): Promise<AgentProcessRes
     let stdoutBytes = 0;
     let stderr = Buffer.alloc(0);
     let stderrTruncated = false;
+    const stderrText = new StringDecoder('utf8');
+    const errorLine = new ErrorLineScanner();
     let timedOut = false;
     let exit: { code: number | null; signal: string | null } | null = null;
     let spawnError: string | null = null;
@@ -126,6 +132,7 @@ export function runAgentProcess(spec: AgentProcessSpec): Promise<AgentProcessRes
       spec.signal.removeEventListener('abort', onAbort);
       if (child.pid) liveGroups.delete(child.pid);
       const keep = Math.min(stdout.length, STDOUT_CAP_BYTES);
+      errorLine.push(stderrText.end());
       resolve({
         exitCode: exit?.code ?? null,
         signal: exit?.signal ?? null,
@@ -137,6 +144,7 @@ export function runAgentProcess(spec: AgentProcessSpec): Promise<AgentProcessRes
         stdoutTruncated: stdoutBytes > STDOUT_CAP_BYTES,
         stderrTail: stderr.toString('utf8'),
         stderrTruncated,
+        stderrErrorLine: errorLine.finish(),
         started,
         ended: new Date().toISOString(),
       });
@@ -158,6 +166,7 @@ export function runAgentProcess(spec: AgentProcessSpec): Promise<AgentProcessRes
       if (stdout.length < STDOUT_CAP_BYTES) stdout = Buffer.concat([stdout, chunk.subarray(0, STDOUT_CAP_BYTES - stdout.length)]);
     });
     child.stderr.on('data', (chunk: Buffer) => {
+      errorLine.push(stderrText.write(chunk));
       stderr = Buffer.concat([stderr, chunk]);
       if (stderr.length > STDERR_TAIL_BYTES) {
         stderr = stderr.subarray(stderr.length - STDERR_TAIL_BYTES);

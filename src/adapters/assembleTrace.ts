@@ -8,6 +8,8 @@ import type { ParsedOutput, ParsedTraceFile } from './agentOutput.js';
 /** Everything known about one external-agent trial once the agent has ended. */
 export interface TrialEvidence {
   taskId: string;
+  /** What the task asked the agent (see taskInput). */
+  prompt: string | null;
   epoch: number;
   traceId: string;
   rootSpanId: string;
@@ -99,6 +101,7 @@ export function assembleTrace(e: TrialEvidence): Trace {
     started_at: e.started,
     ended_at: e.ended,
     model: e.model,
+    prompt: e.prompt,
     final_answer: { text, exit_reason: exitReason },
     error: e.traffic.runError,
     usage: { ...usage, total_tokens: usage.input_tokens + usage.output_tokens },

@@ -83,6 +83,7 @@ export function createCommandAdapter(options: CommandAdapterOptions): Adapter {
             [AGENT_ATTR.exitCode]: result.exitCode,
             [AGENT_ATTR.signal]: result.signal,
             [AGENT_ATTR.stderrTail]: redactedTail(options.redactor, result.stderrTail, STDERR_TAIL_CHARS, result.stderrTruncated),
+            [AGENT_ATTR.errorLine]: result.stderrErrorLine === null ? null : options.redactor.text(result.stderrErrorLine),
             [AGENT_ATTR.stdoutBytes]: result.stdoutBytes,
             [AGENT_ATTR.stdoutTruncated]: result.stdoutTruncated,
             ...(outcome === 'timeout' ? { [AGENT_ATTR.problem]: `killed after ${trial.agentTimeoutMs} ms` } : {}),

@@ -8,7 +8,7 @@ import type { ModelInfo } from '../schema/trace.js';
 import { createCommandAdapter } from './commandAdapter.js';
 import type { AdapterDeps } from './createAdapter.js';
 import { createHttpAdapter } from './httpAdapter.js';
-import type { ModelPlan, SystemPlan } from './resolveSystem.js';
+import { DEFAULT_OPENAI_BASE_URL, type ModelPlan, type SystemPlan } from './resolveSystem.js';
 import { AdapterConfigError, type Adapter } from './types.js';
 
 function externalModel(plan: ModelPlan, redactor: Redactor, concurrency: number): { info: ModelInfo; proxy: CaptureProxy } {
@@ -20,7 +20,7 @@ function externalModel(plan: ModelPlan, redactor: Redactor, concurrency: number)
   if (plan.kind === 'none') {
     return { info: { provider: 'none', mode: 'none', model: 'none', base_url: null }, proxy: new CaptureProxy({ upstream: null, replay: null, recorder: null, redactor }) };
   }
-  const baseUrl = plan.baseUrl ?? 'https://api.openai.com/v1';
+  const baseUrl = plan.baseUrl ?? DEFAULT_OPENAI_BASE_URL;
   const recorder = plan.record ? new CassetteRecorder(plan.record, baseUrl, redactor) : null;
   return {
     info: { provider: 'openai', mode: plan.record ? 'recording' : 'live', model: plan.model ?? 'chosen by the agent', base_url: baseUrl },

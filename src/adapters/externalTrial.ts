@@ -6,7 +6,7 @@ import { otlpTrial, type OtlpTrial } from '../capture/otlpTrial.js';
 import type { ErrorPattern } from '../capture/trafficSpans.js';
 import type { Redactor } from '../schema/redact.js';
 import { AGENT_INPUT_SCHEMA_VERSION, type AgentInput } from '../schema/agentIo.js';
-import type { Task } from '../schema/task.js';
+import { taskInput, type Task } from '../schema/task.js';
 import type { ModelInfo, Trace } from '../schema/trace.js';
 import { OTLP_GRACE_MS } from '../capture/otlpReceiver.js';
 import { ATTR } from '../schema/traceVocabulary.js';
@@ -93,6 +93,7 @@ export async function openExternalTrial(task: Task, ctx: AdapterRunContext, opti
       const trace = assembleTrace({
         ...end,
         taskId: task.id,
+        prompt: taskInput(task),
         epoch: ctx.epoch,
         traceId: input.trace_id,
         rootSpanId: otlp.rootSpanId,

@@ -6,13 +6,17 @@ import { readStreamCapped } from '../provider/index.js';
 import { AGENT_ATTR, type AgentOutcome } from '../schema/agentIo.js';
 import type { Task } from '../schema/task.js';
 import type { AttributeValue, Trace } from '../schema/trace.js';
+import type { Redactor } from '../schema/redact.js';
 import { parseAgentOutput } from './agentOutput.js';
+import { errorLineOf } from './errorLine.js';
 import { openExternalTrial, type ExternalAgentOptions } from './externalTrial.js';
 import { AGENT_RUN_ERROR } from './runErrorCodes.js';
 import type { Adapter, AdapterRunContext } from './types.js';
 
 export const HTTP_AGENT_RETRIES = 3;
 const RESPONSE_CAP_BYTES = 4 * 1024 * 1024;
+/** How much of a non-2xx body the root span keeps as evidence. */
+const HTTP_BODY_CHARS = 4000;
 
 export interface HttpAdapterOptions extends ExternalAgentOptions {
   url: string;
@@ -112,6 +116,16 @@ async function answerOf(response: Response, signal: AbortSignal): Promise<HttpAn
   };
 }
 
+/** What a non-2xx (or broken) answer leaves as evidence: the problem, the body as a body, and the error line in it. */
+function crashEnding(answer: HttpAnswer, redactor: Redactor): Record<string, AttributeValue> {
+  const errorLine = errorLineOf(answer.body);
+  return {
+    [AGENT_ATTR.problem]: redactor.text(answer.problem ?? `HTTP ${answer.status}`),
+    [AGENT_ATTR.httpBody]: redactor.preview(answer.body, HTTP_BODY_CHARS),
+    [AGENT_ATTR.errorLine]: errorLine === null ? null : redactor.text(errorLine),
+  };
+}
+
 /** An agent behind an HTTP endpoint: POST agent-input/v1, read agent-output/v1 (or plain text). */
 export function createHttpAdapter(options: HttpAdapterOptions): Adapter {
   return {
@@ -136,11 +150,11 @@ export function createHttpAdapter(options: HttpAdapterOptions): Adapter {
         }
         if (answer && (answer.problem !== null || answer.status < 200 || answer.status >= 300)) outcome = 'crash';
         const ending: Record<string, AttributeValue> = {
-          'agent.http_status': answer?.status ?? null,
+          [AGENT_ATTR.httpStatus]: answer?.status ?? null,
           [AGENT_ATTR.stdoutBytes]: answer?.bytes ?? 0,
           [AGENT_ATTR.stdoutTruncated]: answer?.truncated ?? false,
           ...(outcome === 'timeout' ? { [AGENT_ATTR.problem]: `no answer within ${trial.agentTimeoutMs} ms` } : {}),
-          ...(outcome === 'crash' ? { [AGENT_ATTR.problem]: options.redactor.text(answer!.problem ?? `HTTP ${answer!.status}`), [AGENT_ATTR.stderrTail]: options.redactor.preview(answer!.body, 4000) } : {}),
+          ...(outcome === 'crash' ? crashEnding(answer!, options.redactor) : {}),
         };
         return await trial.finish({
           started,

@@ -41,6 +41,8 @@ export type SystemPlan =
   | { adapter: 'http'; url: string; headers: Record<string, string>; model: ModelPlan; timeoutMs: number; maxSteps: number; recordContent: RecordContent };
 
 const DEFAULT_MAX_STEPS = 10;
+/** Where a live model's calls go when no base URL is named. */
+export const DEFAULT_OPENAI_BASE_URL = 'https://api.openai.com/v1';
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 function bad(message: string): never {

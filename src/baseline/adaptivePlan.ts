@@ -1,6 +1,5 @@
 import { nominalLevel, sequentialBoundaries } from './groupSequential.js';
 import { pairedSignificance, type PairedTask } from './significance.js';
-import { conditionalZ } from './stratifiedExact.js';
 
 /**
  * `--epochs auto`: which tasks get another current trial after each stage, and when to stop. Pure:
@@ -127,7 +126,7 @@ export function planNextStage(tasks: TaskTrials[], stage: number, spent: number,
   if (candidates.length === 0) return { look, done: true, reason: 'no task can still move the verdict', rerun: [], stopped };
   if (left <= 0) return finish(`the budget of ${budget} trials is spent`, 'budget_spent');
   if (stage >= settings.maxEpochs) return finish(`reached --max-epochs ${settings.maxEpochs}`, 'max_epochs');
-  if ((settings.futility ?? true) && fraction >= FUTILITY_FROM - 1e-9 && sig && conditionalZ(paired) >= 0) {
+  if ((settings.futility ?? true) && fraction >= FUTILITY_FROM - 1e-9 && sig && sig.delta >= 0) {
     return finish(`no sign of a regression after ${spent} of ${budget} trials (change ${(sig.delta * 100).toFixed(1)} points): stopped for futility`, 'no_regression_sign');
   }
   const ranked = [...candidates].sort(byFewestTrials);

@@ -1,8 +1,12 @@
-import type { Diff, MetricDiff, TaskChange, TaskDiff } from '../schema/diff.js';
+import { COMPRESSION_METRIC, type Diff, type MetricDiff, type TaskChange, type TaskDiff } from '../schema/diff.js';
 import type { RunReport, TaskResult } from '../schema/report.js';
 import { ratio } from '../report/stats.js';
 import { pairedSignificance } from './significance.js';
 import { epochFlips } from './pairedAdaptivePlan.js';
+import { tasksBeyondNoise } from './taskNoise.js';
+
+/** Model modes whose trials cannot differ by chance: replayed or scripted responses, or no model (policy tasks). */
+const DETERMINISTIC_MODES = new Set(['replayed', 'scripted', 'none']);
 
 const CHANGE_ORDER: TaskChange[] = ['regressed', 'errored', 'reason_changed', 'fixed', 'still_failing', 'new', 'removed', 'unchanged'];
 
@@ -45,6 +49,12 @@ function metric(name: string, baseline: number | null, current: number | null, b
 function distributionOf(report: RunReport, key: 'failure_layers' | 'failure_reasons', other: RunReport) {
   const names = new Set([...Object.keys(report.summary[key]), ...Object.keys(other.summary[key])]);
   return Object.fromEntries([...names].sort().map((n) => [n, { baseline: report.summary[key][n] ?? 0, current: other.summary[key][n] ?? 0 }]));
+}
+
+/** Judged trials that compressed their context; null for a report older than the count. */
+function compressionRate(report: RunReport): number | null {
+  const count = report.summary.compressed_trials;
+  return count === undefined ? null : ratio(count, report.summary.passed + report.summary.failed);
 }
 
 /**
@@ -108,39 +118,47 @@ export function diffReports(
     return [{ base, cur }];
   });
   const epochs = Math.min(current.run.epochs, baseline.run.epochs);
+  const pairedCounts = paired.map((p) => {
+    const b = trialCounts(p.base);
+    const c = trialCounts(p.cur);
+    return { baseline: b, current: c, errored: { baseline: b.errored, current: c.errored } };
+  });
   const significance =
     paired.length > 0
       ? pairedSignificance(
-          paired.map((p) => {
-            const b = trialCounts(p.base);
-            const c = trialCounts(p.cur);
-            return { baseline: b, current: c, errored: { baseline: b.errored, current: c.errored } };
-          }),
+          pairedCounts,
           alpha,
           // Both sides staged by compare --epochs auto: the exact test is over epoch-paired trials.
           current.run.adaptive?.sides === 'both'
             ? paired.reduce(
                 (sum, p) => {
                   const f = epochFlips(p.base, p.cur);
-                  return { baselineOnly: sum.baselineOnly + f.aOnly, currentOnly: sum.currentOnly + f.bOnly };
+                  return { baselineOnly: sum.baselineOnly + f.aOnly, currentOnly: sum.currentOnly + f.bOnly, pairs: sum.pairs + f.pairs };
                 },
-                { baselineOnly: 0, currentOnly: 0 },
+                { baselineOnly: 0, currentOnly: 0, pairs: 0 },
               )
             : undefined,
         )
       : null;
+  // Each paired task's own fall, read against noise with the suite's multiplicity controlled.
+  const noise = tasksBeyondNoise(pairedCounts, alpha, {
+    deterministic: [baseline, current].every((r) => DETERMINISTIC_MODES.has(r.run.model.mode)),
+    flips: significance?.method === 'exact_mcnemar' ? { regressed: significance.verdict === 'regressed' } : null,
+  });
+  const byId = new Map(tasks.map((t) => [t.id, t]));
+  paired.forEach((p, i) => Object.assign(byId.get(p.cur.id)!, noise[i]));
   if (significance?.weak?.length) notes.push(`weak comparison: ${significance.weak.join('; ')}`);
 
   const bothPass = paired.filter((p) => p.base.status === 'passed' && p.cur.status === 'passed');
   const metrics: MetricDiff[] = [
     metric('pass_rate', baseline.summary.pass_rate, current.summary.pass_rate, 'higher'),
-    metric('paired_pass_rate', mean(paired.map((p) => p.base.pass_fraction!)), mean(paired.map((p) => p.cur.pass_fraction!)), 'higher', 'over tasks judged in both runs'),
     metric('error_rate', baseline.summary.error_rate, current.summary.error_rate, 'lower'),
     metric('steps_mean', mean(bothPass.map((p) => p.base.steps)), mean(bothPass.map((p) => p.cur.steps)), 'lower', 'on tasks that pass in both'),
     // A reduce, not Math.max(...list): a spread of 100k+ values overflows the call stack.
     metric('steps_max', bothPass.length ? bothPass.reduce((m, p) => Math.max(m, p.base.steps), -Infinity) : null, bothPass.length ? bothPass.reduce((m, p) => Math.max(m, p.cur.steps), -Infinity) : null, 'lower', 'on tasks that pass in both'),
     metric('tool_error_rate', baseline.summary.tool_error_rate, current.summary.tool_error_rate, 'lower'),
     metric('recovery_rate', baseline.summary.recovery_rate, current.summary.recovery_rate, 'higher', 'recoverable tool errors that still ended in a pass'),
+    metric(COMPRESSION_METRIC, compressionRate(baseline), compressionRate(current), 'lower', 'judged trials whose context was compressed'),
     metric('tokens_per_trial', ratio(baseline.summary.tokens.total, baseline.summary.trials), ratio(current.summary.tokens.total, current.summary.trials), 'lower'),
     metric('latency_mean_ms', baseline.summary.duration_ms.mean, current.summary.duration_ms.mean, 'lower'),
     metric('latency_p90_ms', baseline.summary.duration_ms.p90, current.summary.duration_ms.p90, 'lower'),

@@ -43,8 +43,8 @@ export interface PairedTaskTrials {
   id: string;
   a: SideTrials;
   b: SideTrials;
-  /** Epoch-paired trials (both judged) that disagreed: only A passed, only B passed. */
-  flips: { aOnly: number; bOnly: number };
+  /** Epoch-paired trials (both judged): how many disagreed with only A passing, only B passing, and how many pairs in all. */
+  flips: { aOnly: number; bOnly: number; pairs: number };
 }
 
 export const PAIRED_STOP_REASONS = {
@@ -148,7 +148,7 @@ export function planPairedStage(tasks: PairedTaskTrials[], stage: number, spent:
 
   const usable = tasks.filter((t) => t.a.judged > 0 && t.b.judged > 0);
   const paired: PairedTask[] = usable.map((t) => ({ baseline: t.a, current: t.b }));
-  const flips = { baselineOnly: usable.reduce((s, t) => s + t.flips.aOnly, 0), currentOnly: usable.reduce((s, t) => s + t.flips.bOnly, 0) };
+  const flips = { baselineOnly: usable.reduce((s, t) => s + t.flips.aOnly, 0), currentOnly: usable.reduce((s, t) => s + t.flips.bOnly, 0), pairs: usable.reduce((s, t) => s + t.flips.pairs, 0) };
   const sig = paired.length > 0 ? pairedSignificance(paired, level, flips) : null;
   const look = { stage, fraction, boundary, p: sig?.p_value ?? 1, level, verdict: sig?.verdict ?? ('inconclusive' as const), delta: sig?.delta ?? 0, ciLow: sig?.ci_low ?? -1, ciHigh: sig?.ci_high ?? 1 };
   const finish = (reason: string, why: PairedStopReason) => {
@@ -168,17 +168,19 @@ export function planPairedStage(tasks: PairedTaskTrials[], stage: number, spent:
   return { look, done: false, reason: null, rerun: ranked.slice(0, room).map((t) => t.id), stopped };
 }
 
-/** Trials of a task paired by epoch, both judged, that disagreed: only A passed, only B passed. */
-export function epochFlips(a: TaskResult, b: TaskResult): { aOnly: number; bOnly: number } {
+/** Trials of a task paired by epoch, both judged: how many disagreed (only A passed, only B passed) and how many pairs in all. */
+export function epochFlips(a: TaskResult, b: TaskResult): { aOnly: number; bOnly: number; pairs: number } {
   const byEpoch = new Map(b.trials.map((t) => [t.epoch, t.status]));
   let aOnly = 0;
   let bOnly = 0;
+  let pairs = 0;
   for (const t of a.trials) {
     const other = byEpoch.get(t.epoch);
     if (t.status === 'errored' || other === undefined || other === 'errored') continue;
+    pairs++;
     if (t.status === 'passed' && other === 'failed') aOnly++;
     if (t.status === 'failed' && other === 'passed') bOnly++;
   }
-  return { aOnly, bOnly };
+  return { aOnly, bOnly, pairs };
 }
 

@@ -1,6 +1,7 @@
 import jstat from 'jstat';
 import type { Significance } from '../schema/diff.js';
-import { stratifiedExact, type TaskCounts } from './stratifiedExact.js';
+import { describeDrop } from '../report/dropFigure.js';
+import { P_FLOOR, stratifiedExact, type TaskCounts } from './stratifiedExact.js';
 
 export type { TaskCounts } from './stratifiedExact.js';
 
@@ -20,17 +21,35 @@ function zQuantile(p: number): number {
   return jStat.normal.inv(p, 0, 1);
 }
 
-/** Two-sided exact McNemar test: the flips are Binomial(b + c, 1/2) under no change. */
+const logFactorials = [0];
+function logChoose(n: number, k: number): number {
+  for (let i = logFactorials.length; i <= n; i++) logFactorials.push(logFactorials[i - 1]! + Math.log(i));
+  return logFactorials[n]! - logFactorials[k]! - logFactorials[n - k]!;
+}
+
+/** The Binomial(n, 1/2) distribution of "only the current side passed" among n discordant pairs, from log terms (no underflow of the terms themselves). */
+function halfBinomial(n: number): Float64Array {
+  const pmf = new Float64Array(n + 1);
+  for (let k = 0; k <= n; k++) pmf[k] = Math.exp(logChoose(n, k) - n * Math.LN2);
+  return pmf;
+}
+
+/** Two-sided exact McNemar test: the flips are Binomial(b + c, 1/2) under no change; never below P_FLOOR. */
 export function exactMcNemarP(improved: number, regressed: number): number {
   const discordant = improved + regressed;
   if (discordant === 0) return 1;
-  return Math.min(1, 2 * jStat.binomial.cdf(Math.min(improved, regressed), discordant, 0.5));
+  const pmf = halfBinomial(discordant);
+  let tail = 0;
+  for (let k = 0; k <= Math.min(improved, regressed); k++) tail += pmf[k]!;
+  return Math.max(P_FLOOR, Math.min(1, 2 * tail));
 }
 
+const fraction = (side: { passed: number; judged: number }) => side.passed / side.judged;
+
 /**
- * A task's weight: the inverse of the variance factor 1/n_b + 1/n_c of its pass-fraction
- * difference. Equal trial counts give equal weights; a task judged once weighs less than one
- * judged three times. With these weights the weighted change is exactly the exact test's statistic.
+ * A task's trial weight: the inverse of the variance factor 1/n_b + 1/n_c of its pass-fraction
+ * difference. Equal trial counts give equal weights; a task judged once weighs less than one judged
+ * three times.
  */
 export function taskWeight(t: TaskCounts): number {
   const nb = t.baseline.judged;
@@ -38,39 +57,25 @@ export function taskWeight(t: TaskCounts): number {
   return nb > 0 && nc > 0 ? (nb * nc) / (nb + nc) : 0;
 }
 
-const fraction = (side: { passed: number; judged: number }) => side.passed / side.judged;
-/** Agresti–Caffo: one pass and one failure added to a side before estimating its variance (never zero). */
-const adjustedVariance = (side: { passed: number; judged: number }) => {
-  const p = (side.passed + 1) / (side.judged + 2);
-  return (p * (1 - p)) / (side.judged + 2);
-};
-
 /**
- * Weighted mean change in pass fraction, its interval and the minimum detectable effect. The
- * interval is Wald on the weighted mean with a Student t quantile on pairs − 1 degrees of freedom;
- * its spread is the larger of the observed (sandwich) spread and an Agresti–Caffo trial-level floor.
+ * The test's integer weight of a task, from its pooled margins only (passes over judged trials on
+ * both sides together — never which side a pass came from, so relabelling leaves it fixed and the
+ * exact test stays exact): (p̃(1 − p̃))^(−1/4) on a grid of thirds, p̃ = (s + ½)/(N + 1).
+ *
+ * Why this power: a drop that is the same on the logit scale moves each task's pass count in
+ * proportion to p(1 − p), for which equal weights are best; a drop that is the same in points is best
+ * found with weights 1/(p(1 − p)). The fourth root sits between them: in bench:gate it keeps the
+ * power of equal weights under a logit-shaped drop and gains under an additive one (docs/statistics.md).
  */
-export function weightedChange(tasks: TaskCounts[], confidence: number, alpha: number) {
-  const weights = tasks.map(taskWeight);
-  const total = weights.reduce((s, w) => s + w, 0);
-  if (total === 0) return { delta: 0, low: -1, high: 1, mde: null };
-  const delta = tasks.reduce((s, t, i) => s + weights[i]! * (fraction(t.current) - fraction(t.baseline)), 0) / total;
-  // The larger of two spreads: the observed spread of per-task changes (robust to tasks changing
-  // differently) and the trial-level floor (keeps the interval honest when nothing varied).
-  const k = tasks.length;
-  const observed = k < 2 ? 0 : (k / (k - 1)) * tasks.reduce((s, t, i) => s + weights[i]! ** 2 * (fraction(t.current) - fraction(t.baseline) - delta) ** 2, 0) / total ** 2;
-  const floor = tasks.reduce((s, t, i) => s + weights[i]! ** 2 * (adjustedVariance(t.baseline) + adjustedVariance(t.current)), 0) / total ** 2;
-  const variance = Math.max(observed, floor);
-  const df = Math.max(1, tasks.length - 1);
-  const q = jStat.studentt.inv(1 - (1 - confidence) / 2, df);
-  const se = Math.sqrt(variance);
-  // Planning spread for the MDE: both sides at the pooled (adjusted) pass rate of each task.
-  const nullVariance = tasks.reduce((s, t, i) => {
-    const pooled = (t.baseline.passed + t.current.passed + 1) / (t.baseline.judged + t.current.judged + 2);
-    return s + weights[i]! * pooled * (1 - pooled);
-  }, 0) / total ** 2;
-  const mde = Math.min(1, (zQuantile(1 - alpha / 2) + zQuantile(POWER)) * Math.sqrt(nullVariance));
-  return { delta, low: Math.max(-1, delta - q * se), high: Math.min(1, delta + q * se), mde };
+export function informationWeight(t: TaskCounts): number {
+  const n = t.baseline.judged + t.current.judged;
+  const p = (t.baseline.passed + t.current.passed + 0.5) / (n + 1);
+  return Math.round(3 * (p * (1 - p)) ** -0.25);
+}
+
+/** Each paired task's weight in the estimate: its trial weight times its information weight. */
+export function estimateWeight(t: TaskCounts): number {
+  return taskWeight(t) * informationWeight(t);
 }
 
 function weakReasons(tasks: PairedTask[], minAttainableP: number, informative: number, alpha: number): string[] {
@@ -98,23 +103,83 @@ function weakReasons(tasks: PairedTask[], minAttainableP: number, informative: n
 }
 
 /**
- * Compares two runs task by task, valid for any trial counts on either side. The test is the exact
- * stratified permutation test on judged trials (exact McNemar when every task has one judged trial
- * per side); the estimate is the weighted mean change in pass fraction. Two-sided at `alpha`.
- */
-/**
  * Trials paired by epoch across all tasks, for runs whose both sides were staged by a label-blind
- * rule (`compare --epochs auto`): how many pairs only the baseline passed, and only the current.
+ * rule (`compare --epochs auto`): how many pairs only the baseline passed, only the current, and how
+ * many pairs (both sides judged) there were in all.
  */
 export interface TrialPairs {
   baselineOnly: number;
   currentOnly: number;
+  pairs: number;
+}
+
+/** What a test hands the verdict: its estimate, and the interval it does not reject (in change-of-pass-rate units). */
+interface TestOutcome {
+  p: number;
+  pBound: boolean;
+  delta: number;
+  low: number;
+  high: number;
+  /** Which tail rejected, or none. */
+  verdict: Significance['verdict'];
 }
 
 /**
- * With `flips`, the p-value is exact McNemar over the epoch-paired trials instead of the task-level
- * test: when which tasks got more trials depended on their pooled outcomes, relabelling is exact
- * only within a pair (a stage gives each side one trial), not across a task's stages.
+ * The weighted stratified test and its interval. The estimate is Δ = (T − E₀[T]) / Σ a_i w_i, the
+ * change in pass fraction weighted as the test weighs the tasks (a_i its information weight, w_i its
+ * trial weight); the interval is every shift of Δ the test would not reject, [(T − hi)/C, (T − lo)/C]
+ * with [lo, hi] the test's acceptance region — so it excludes 0 exactly when the test rejects.
+ */
+function stratifiedOutcome(tasks: TaskCounts[], alpha: number): TestOutcome & { exact: ReturnType<typeof stratifiedExact> } {
+  const a = tasks.map(informationWeight);
+  const exact = stratifiedExact(tasks, alpha, a);
+  const scale = tasks.reduce((s, t, i) => s + a[i]! * taskWeight(t), 0);
+  const verdict = exact.observed < exact.acceptLow ? 'regressed' : exact.observed > exact.acceptHigh ? 'improved' : 'inconclusive';
+  // Nothing varied: the test cannot reject any change, so its interval is every change.
+  if (scale === 0 || exact.informative === 0) return { p: exact.p, pBound: exact.pBound, delta: 0, low: -1, high: 1, verdict, exact };
+  return {
+    p: exact.p,
+    pBound: exact.pBound,
+    delta: (exact.observed - exact.expected) / scale,
+    low: (exact.observed - exact.acceptHigh) / scale,
+    high: (exact.observed - exact.acceptLow) / scale,
+    verdict,
+    exact,
+  };
+}
+
+/**
+ * Exact McNemar over epoch-paired trials and its interval: Δ = (only current − only baseline) / pairs,
+ * the change in pass rate over the pairs; the interval is every shift the test would not reject.
+ */
+function flipsOutcome(flips: TrialPairs, alpha: number): TestOutcome {
+  const d = flips.baselineOnly + flips.currentOnly;
+  const pmf = halfBinomial(d);
+  let lo = d;
+  for (let k = 0, below = 0; k <= d; k++) {
+    below += pmf[k]!;
+    if (below >= alpha / 2) {
+      lo = k;
+      break;
+    }
+  }
+  const hi = d - lo;
+  const p = exactMcNemarP(flips.currentOnly, flips.baselineOnly);
+  const verdict = d === 0 ? 'inconclusive' : flips.currentOnly < lo ? 'regressed' : flips.currentOnly > hi ? 'improved' : 'inconclusive';
+  const n = Math.max(1, flips.pairs);
+  const diff = flips.currentOnly - flips.baselineOnly;
+  return { p, pBound: p <= P_FLOOR, delta: diff / n, low: (diff - (2 * hi - d)) / n, high: (diff - (2 * lo - d)) / n, verdict };
+}
+
+/**
+ * Compares two runs task by task, valid for any trial counts on either side. The test is the exact
+ * stratified permutation test on judged trials, tasks weighted by their pooled margins (exact McNemar
+ * when every task has one judged trial per side); two-sided at `alpha`. The estimate and interval are
+ * the test's own (see stratifiedOutcome), so the verdict and the interval cannot disagree.
+ *
+ * With `flips`, the test is exact McNemar over the epoch-paired trials instead: when which tasks got
+ * more trials depended on their pooled outcomes, relabelling is exact only within a pair (a stage
+ * gives each side one trial), not across a task's stages.
  */
 export function pairedSignificance(tasks: PairedTask[], alpha = 0.05, flips?: TrialPairs): Significance {
   const confidence = 1 - alpha;
@@ -123,40 +188,36 @@ export function pairedSignificance(tasks: PairedTask[], alpha = 0.05, flips?: Tr
   const diffs = usable.map((t) => fraction(t.current) - fraction(t.baseline));
   const improved = diffs.filter((d) => d > 0).length;
   const regressed = diffs.filter((d) => d < 0).length;
-  const exact = stratifiedExact(usable);
-  const change = weightedChange(usable, confidence, alpha);
+  const stratified = stratifiedOutcome(usable, alpha);
+  const exact = stratified.exact;
+  const outcome = flips ? flipsOutcome(flips, alpha) : stratified;
   const mcnemar = pairs > 0 && usable.every((t) => t.baseline.judged === 1 && t.current.judged === 1);
   const method: Significance['method'] = mcnemar || flips ? 'exact_mcnemar' : exact.method === 'normal' ? 'stratified_normal' : 'stratified_exact';
-  const p = flips ? exactMcNemarP(flips.currentOnly, flips.baselineOnly) : exact.p;
-  // The direction is the test's own: the sign of the pair flips (which equals the sign of Δ when each task has as many trials on both sides).
-  const direction = flips ? flips.currentOnly - flips.baselineOnly : change.delta;
-  const verdict: Significance['verdict'] = p >= alpha || direction === 0 ? 'inconclusive' : direction < 0 ? 'regressed' : 'improved';
+  const { verdict } = outcome;
   const why = flips
     ? `both sides were run in stages (compare --epochs auto) and more trials went to tasks by their pooled outcomes: exact McNemar over the ${flips.baselineOnly + flips.currentOnly} epoch-paired trials that disagreed, exact under that allocation`
     : mcnemar
     ? 'every paired task has one judged trial on each side: exact McNemar on the tasks that flipped'
     : exact.method === 'normal'
-      ? 'too many trials for exact enumeration: normal approximation (continuity-corrected) of the stratified permutation test'
-      : 'several or unequal judged trials per task: exact stratified permutation test (trials relabelled within each task, all relabellings enumerated)';
+      ? 'too many trials for exact enumeration: normal approximation (continuity-corrected) of the weighted stratified permutation test'
+      : 'several or unequal judged trials per task: exact stratified permutation test (trials relabelled within each task, all relabellings enumerated; tasks weighted by their pooled pass rate)';
   const weak = weakReasons(usable, exact.minAttainableP, exact.informative, alpha);
   const interval = `${Number((confidence * 100).toFixed(1))}% CI`;
-  return {
+  const sig: Significance = {
     method,
     pairs,
     regressed,
     improved,
-    delta: change.delta,
-    ci_low: change.low,
-    ci_high: change.high,
+    delta: outcome.delta,
+    ci_low: Math.max(-1, outcome.low),
+    ci_high: Math.min(1, outcome.high),
     confidence,
-    p_value: p,
+    p_value: outcome.p,
+    ...(outcome.pBound ? { p_value_bound: true } : {}),
     alpha,
     verdict,
-    minimum_detectable_effect: pairs === 0 ? null : change.mde,
-    explanation:
-      `${regressed} task(s) fell and ${improved} rose of ${pairs} paired (${exact.informative} informative); ` +
-      `weighted Δ ${(change.delta * 100).toFixed(1)} points, ${interval} [${(change.low * 100).toFixed(1)}, ${(change.high * 100).toFixed(1)}]; ` +
-      `${method} p=${p.toPrecision(3)}; ${verdict}${weak.length ? ' (weak comparison)' : ''}`,
+    minimum_detectable_effect: pairs === 0 ? null : minimumDetectableEffect(usable, alpha),
+    explanation: '',
     why,
     informative_pairs: exact.informative,
     min_attainable_p: exact.minAttainableP,
@@ -167,6 +228,30 @@ export function pairedSignificance(tasks: PairedTask[], alpha = 0.05, flips?: Tr
       baseline_errored: usable.reduce((s, t) => s + (t.errored?.baseline ?? 0), 0),
       current_errored: usable.reduce((s, t) => s + (t.errored?.current ?? 0), 0),
     },
-    interval_method: 'weighted mean ± t(pairs − 1) × max(observed spread, Agresti–Caffo trial-level spread)',
+    interval_method: flips
+      ? 'every change the exact McNemar test over epoch-paired trials would not reject at alpha (its acceptance region, shifted)'
+      : 'every change the weighted exact stratified test would not reject at alpha (its acceptance region, shifted): excludes 0 exactly when the verdict is not inconclusive',
   };
+  sig.explanation =
+    `${regressed} task(s) fell and ${improved} rose of ${pairs} paired (${exact.informative} informative); ` +
+    `${describeDrop(sig)} (${interval} of the test); ${method}; ${verdict}${weak.length ? ' (weak comparison)' : ''}`;
+  return sig;
+}
+
+/**
+ * Minimum detectable effect: the change this many tasks and trials would detect with 80% power,
+ * (z_{1−α/2} + z_{0.8}) · √(Σ a_i² w_i p̃_i(1 − p̃_i)) / Σ a_i w_i with the pooled pass rate p̃_i
+ * (half a pass and half a failure added). Never 0.
+ */
+function minimumDetectableEffect(tasks: TaskCounts[], alpha: number): number {
+  let spread = 0;
+  let scale = 0;
+  for (const t of tasks) {
+    const a = informationWeight(t);
+    const w = taskWeight(t);
+    const pooled = (t.baseline.passed + t.current.passed + 0.5) / (t.baseline.judged + t.current.judged + 1);
+    spread += a * a * w * pooled * (1 - pooled);
+    scale += a * w;
+  }
+  return scale === 0 ? 1 : Math.min(1, ((zQuantile(1 - alpha / 2) + zQuantile(POWER)) * Math.sqrt(spread)) / scale);
 }

@@ -1,4 +1,5 @@
-import { stepCount, toolAttr, toolSpans } from '../schema/trace.js';
+import { errorTypeMeets, stepCount, toolAttr, toolSpans } from '../schema/trace.js';
+import { canonicalEventType } from '../schema/eventTypes.js';
 import { safeRegex } from '../schema/safeRegex.js';
 import type { ExpectedDecision } from '../schema/task.js';
 import type { Span } from '../schema/trace.js';
@@ -8,7 +9,8 @@ export const errorTypes: Check<'error_types'> = (trace, spec) => {
   const spans = toolSpans(trace);
   const evidence: string[] = [];
   const missing = spec.types.filter((type) => {
-    const hit = spans.find((s) => toolAttr(s).errorType === type);
+    // PERMISSION_DENIED is met by any refusal of its family (COMMAND_BLOCKED, APPROVAL_DENIED, ...).
+    const hit = spans.find((s) => errorTypeMeets(toolAttr(s).errorType, type));
     if (hit) evidence.push(hit.span_id);
     return !hit;
   });
@@ -87,14 +89,17 @@ export const toolCalled: Check<'tool_called'> = (trace, spec) => {
 };
 
 export const eventType: Check<'event_type'> = (trace, spec) => {
+  // A seed's name (context_compressed) is looked for as the trace/v1 fact it stands for (a compression span).
+  const value = canonicalEventType(spec.value);
   const hit = trace.spans.find(
     (s) =>
-      s.kind === spec.value ||
-      s.events.some((e) => e.name === spec.value) ||
-      toolAttr(s).errorType === spec.value ||
-      toolAttr(s).decision === spec.value,
+      s.kind === value ||
+      s.events.some((e) => e.name === value) ||
+      errorTypeMeets(toolAttr(s).errorType, value) ||
+      toolAttr(s).decision === value,
   );
+  const named = value === spec.value ? spec.value : `${spec.value} (${value})`;
   return hit
-    ? result('event_type', true, `trace has ${spec.value}`, [hit.span_id])
-    : result('event_type', false, `trace has no ${spec.value} span, event or error`);
+    ? result('event_type', true, `trace has ${named}`, [hit.span_id])
+    : result('event_type', false, `trace has no ${named} span, event or error`);
 };

@@ -1,7 +1,9 @@
 import type { CheckResult, Evidence, FailureReason, Layer } from '../schema/report.js';
 import type { AgentOutcome } from '../schema/agentIo.js';
+import { dropCutToken } from '../schema/redact.js';
 import type { Task } from '../schema/task.js';
-import { SPAN_KIND, attr, compressionAttr, stepOf, toolAttr, toolSpans, type Span, type Trace } from '../schema/trace.js';
+import { ERROR_TYPE_FAMILIES, SPAN_KIND, attr, compressionAttr, stepOf, toolAttr, toolSpans, type Span, type Trace } from '../schema/trace.js';
+import { canonicalEventType } from '../schema/eventTypes.js';
 
 export interface RuleInput {
   trace: Trace;
@@ -17,7 +19,8 @@ export interface ClassifierRule {
   match(input: RuleInput): Evidence[] | null;
 }
 
-const DENIAL_TYPES = new Set(['PERMISSION_DENIED', 'COMMAND_BLOCKED', 'APPROVAL_DENIED', 'PATH_OUTSIDE_WORKSPACE']);
+/** Every refusal: the PERMISSION_DENIED family (the shell policy, the approver, the workspace boundary). */
+const DENIAL_TYPES = new Set<string>(ERROR_TYPE_FAMILIES.PERMISSION_DENIED);
 
 function evidenceOf(span: Span, detail: string): Evidence {
   return { span_id: span.span_id, step: stepOf(span), detail };
@@ -48,17 +51,58 @@ function unrecovered(trace: Trace, isFault: (s: Span) => boolean, isRecovery: (l
 
 const succeeded = (s: Span) => toolAttr(s).ok;
 
+const TAIL_CHARS = 300;
+const shortTail = (text: string) => (text.length <= TAIL_CHARS ? text : `…${dropCutToken(text.slice(-TAIL_CHARS), 'start')}`);
+
 /** An external agent that crashed, hung or printed an unreadable answer: the system under test failed. */
 function agentEnded(outcome: AgentOutcome, what: string) {
   return ({ trace }: RuleInput): Evidence[] | null => {
     const root = trace.spans.find((s) => s.kind === SPAN_KIND.agent && attr(s, 'agentOutcome') === outcome);
     if (!root) return null;
     const problemText = attr(root, 'agentProblem');
+    const errorLine = attr(root, 'agentErrorLine');
     const stderrTail = attr(root, 'agentStderrTail');
+    const body = attr(root, 'agentHttpBody');
     const problem = problemText ? `: ${problemText}` : '';
-    const stderr = stderrTail ? `; stderr: ${stderrTail.slice(-300)}` : '';
-    return [{ span_id: root.span_id, step: null, detail: `${what}${problem}${stderr}` }];
+    // The error line whole (it says why), then a short tail for context, cut at a token.
+    const said = errorLine ? `; ${errorLine}` : '';
+    const tail = stderrTail ? `; stderr tail: ${shortTail(stderrTail)}` : body ? `; body: ${shortTail(body)}` : '';
+    return [{ span_id: root.span_id, step: null, detail: `${what}${problem}${said}${tail}` }];
   };
+}
+
+/** The task names INVALID_ARGUMENTS as an error its tool call must meet (error_types or event_type). */
+function expectsInvalidArguments(task: Task): boolean {
+  return task.checks.some(
+    (c) => (c.type === 'error_types' && c.types.includes('INVALID_ARGUMENTS')) || (c.type === 'event_type' && canonicalEventType(c.value) === 'INVALID_ARGUMENTS'),
+  );
+}
+
+const fold = (text: string, caseSensitive: boolean | undefined) => (caseSensitive ? text : text.toLowerCase());
+
+/**
+ * CONTEXT_LOSS needs evidence that something was lost: a value a `contains` check found missing from
+ * the answer was in the recorded result of a tool call whose result a compression span summarized
+ * (`compressed_call_ids`), and no tool result after that compression showed it again.
+ */
+function contextLoss({ trace, task }: RuleInput): Evidence[] | null {
+  const answer = trace.final_answer.text ?? '';
+  const missing = task.checks.flatMap((c) => (c.type === 'contains' ? c.values.filter((v) => !fold(answer, c.case_sensitive).includes(fold(v, c.case_sensitive))).map((v) => ({ value: v, caseSensitive: c.case_sensitive })) : []));
+  if (missing.length === 0) return null;
+  const holds = (span: Span, m: (typeof missing)[number]) => fold(toolAttr(span).result ?? '', m.caseSensitive).includes(fold(m.value, m.caseSensitive));
+  const evidence: Evidence[] = [];
+  trace.spans.forEach((compression, at) => {
+    if (compression.kind !== SPAN_KIND.compression) return;
+    const ids = new Set(compressionAttr(compression).compressedCallIds);
+    const summarized = trace.spans.slice(0, at).filter((s) => s.kind === SPAN_KIND.tool && ids.has(toolAttr(s).callId ?? ''));
+    const after = trace.spans.slice(at + 1).filter((s) => s.kind === SPAN_KIND.tool);
+    for (const m of missing) {
+      const source = summarized.find((s) => holds(s, m));
+      if (!source || after.some((s) => holds(s, m))) continue;
+      evidence.push(evidenceOf(compression, `compression summarized the result of ${describeTool(source)} (step ${stepOf(source) ?? '?'}), which held ${JSON.stringify(m.value)}; the answer lacks it`));
+    }
+  });
+  return evidence.length > 0 ? evidence : null;
 }
 
 export const RULES: readonly ClassifierRule[] = [
@@ -138,14 +182,31 @@ export const RULES: readonly ClassifierRule[] = [
   {
     reason: 'CONTEXT_LOSS',
     layer: 'harness',
-    summary: 'the task failed after the context was compressed',
+    summary: 'the answer lacks a fact that was in a tool result the context compression summarized, and no later tool result showed it again',
+    match: contextLoss,
+  },
+  {
+    reason: 'INVALID_ARGUMENTS',
+    layer: 'tool',
+    summary: 'a tool call had invalid arguments (wrong type or shape for the tool\'s schema) and no valid call of that tool followed',
     match: ({ trace }) => {
-      const compressions = trace.spans.filter((s) => s.kind === SPAN_KIND.compression);
-      return compressions.length > 0
-        ? compressions.map((s) => {
-            const c = compressionAttr(s);
-            return evidenceOf(s, `compressed ${c.compressedResults} results, chars ${c.charsBefore} -> ${c.charsAfter}`);
-          })
+      const span = unrecovered(
+        trace,
+        (s) => toolAttr(s).errorType === 'INVALID_ARGUMENTS',
+        (later, fault) => toolAttr(later).name === toolAttr(fault).name && toolAttr(later).errorType !== 'INVALID_ARGUMENTS',
+      );
+      return span ? [evidenceOf(span, `${describeTool(span)}: ${toolAttr(span).message ?? 'invalid arguments'}`)] : null;
+    },
+  },
+  {
+    reason: 'TOOL_ARGUMENT_ERROR',
+    layer: 'tool',
+    summary: 'the task expects its call to be rejected as INVALID_ARGUMENTS, but the model sent other arguments (e.g. turned an integer into a string) and the call failed otherwise',
+    match: ({ trace, task }) => {
+      if (!expectsInvalidArguments(task) || toolSpans(trace).some((s) => toolAttr(s).errorType === 'INVALID_ARGUMENTS')) return null;
+      const wrong = toolSpans(trace).filter((s) => !toolAttr(s).ok);
+      return wrong.length > 0
+        ? wrong.map((s) => evidenceOf(s, `${describeTool(s)}: ${toolAttr(s).errorType ?? 'failed'}, where the task expects INVALID_ARGUMENTS: the arguments the model produced are wrong`))
         : null;
     },
   },
@@ -174,19 +235,6 @@ export const RULES: readonly ClassifierRule[] = [
     match: ({ trace }) => {
       const span = unrecovered(trace, (s) => DENIAL_TYPES.has(toolAttr(s).errorType ?? ''), succeeded);
       return span ? [evidenceOf(span, `${describeTool(span)}: ${toolAttr(span).errorType} (${toolAttr(span).riskReason ?? ''})`)] : null;
-    },
-  },
-  {
-    reason: 'INVALID_ARGUMENTS',
-    layer: 'tool',
-    summary: 'a tool call had invalid arguments and no valid call of that tool followed',
-    match: ({ trace }) => {
-      const span = unrecovered(
-        trace,
-        (s) => toolAttr(s).errorType === 'INVALID_ARGUMENTS',
-        (later, fault) => toolAttr(later).name === toolAttr(fault).name && toolAttr(later).errorType !== 'INVALID_ARGUMENTS',
-      );
-      return span ? [evidenceOf(span, `${describeTool(span)}: ${toolAttr(span).message ?? 'invalid arguments'}`)] : null;
     },
   },
   {

@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import { readReport, saveBaseline } from '../baseline/baselineFile.js';
 import { renderHtml } from '../reporters/html/renderHtml.js';
 import { ViewerTraces } from '../reporters/html/viewerTraces.js';
-import { jsonReporter } from '../reporters/jsonReporter.js';
+import { writeReportJson } from '../reporters/jsonReporter.js';
 import { traceStory } from '../reporters/traceStory.js';
 import { writeFileAtomic } from '../schema/atomicWrite.js';
 import { readJsonFile } from '../schema/jsonFile.js';
@@ -12,10 +12,13 @@ import { createRedactor } from '../schema/redact.js';
 import { TraceSchema } from '../schema/trace.js';
 import { loadSuites } from '../suite/loadSuite.js';
 import { CliError, EXIT } from './exitCodes.js';
-import { addGateOptions, finishReport, loadGateInputs, type GateFlags } from './finishReport.js';
+import { addGateOptions, artifactReporters, finishReport, loadGateInputs, type GateFlags } from './finishReport.js';
+import { Reporters } from '../reporters/runAll.js';
+import { withAdapters } from './runLifecycle.js';
+import { DEFAULT_ALPHA } from '../schema/gate.js';
 import { ensureWritableDir } from './outputDir.js';
-import { addRunOptions, buildAdapter, prepareRun, runInto, type RunFlags } from './runCommand.js';
-import { checkCompareEpochsFlags, pairedEpochsAuto, type EpochsFlags } from './epochsAuto.js';
+import { addRunOptions, buildAdapter, gateSummary, prepareRun, progressReporter, runInto, type RunFlags } from './runCommand.js';
+import { checkCompareEpochsFlags, pairedEpochsAuto } from './epochsAuto.js';
 import { loadVariant } from './variantOption.js';
 import { checkBaselineShares } from '../baseline/baselineOverlap.js';
 import { completeness } from '../report/completeness.js';
@@ -169,47 +172,43 @@ export function registerCompare(program: Command, handle: Handle): void {
       const variantA = loadVariant(flags.a);
       const variantB = loadVariant(flags.b);
       const gateInputs = loadGateInputs(flags, { baselineFromRun: true });
-      const adapterA = await buildAdapter(flags, variantA, prepared);
-      const adapterB = await buildAdapter(flags, variantB, prepared);
       const outDir = path.resolve(flags.out);
       const aDir = path.join(outDir, 'a');
       ensureWritableDir(aDir);
-      try {
-        for (const dir of [aDir, outDir]) checkOutputFolder(dir);
-        checkResumeSettings(aDir, runSettingsOf(flags, variantA, prepared, adapterA), flags.resume);
-        checkResumeSettings(outDir, runSettingsOf(flags, variantB, prepared, adapterB), flags.resume);
-      } catch (error) {
-        await Promise.all([adapterA.close?.(), adapterB.close?.()]);
-        throw error;
-      }
-      // B's previous report would sit beside A's new trials while A runs.
-      removeReports(outDir);
-      process.stderr.write(`variant A (${variantA.name}) → ${path.relative(process.cwd(), aDir)}\n`);
-      let reportA: Awaited<ReturnType<typeof runInto>>;
-      let reportB: typeof reportA;
-      let rules = gateInputs.rules;
       // B's report is the page's; A's traces are read from a/ as a baseline's are.
       const viewerTraces = new ViewerTraces();
-      if (flags.epochs === 'auto') {
-        // Both sides run in stages together; B is diffed at the level of the look the run stopped at.
+      const paired = flags.epochs === 'auto' ? pairedEpochsAuto(flags, gateInputs.rules.alpha ?? DEFAULT_ALPHA) : null;
+      // A's only artifact is its report.json (B's baseline); both sides print progress, never two live lines at once.
+      const reportersA = new Reporters([progressReporter(flags, paired !== null)]);
+      const reportersB = new Reporters([progressReporter(flags, paired !== null), ...artifactReporters(flags.html, viewerTraces)]);
+      const gate = gateSummary(gateInputs, 'B against A');
+      const { reportA, reportB } = await withAdapters([() => buildAdapter(flags, variantA, prepared), () => buildAdapter(flags, variantB, prepared)], async ([adapterA, adapterB]) => {
+        for (const dir of [aDir, outDir]) checkOutputFolder(dir);
+        checkResumeSettings(aDir, runSettingsOf(flags, variantA, prepared, adapterA!), flags.resume);
+        checkResumeSettings(outDir, runSettingsOf(flags, variantB, prepared, adapterB!), flags.resume);
+        // B's previous report would sit beside A's new trials while A runs.
+        removeReports(outDir);
+        process.stderr.write(`variant A (${variantA.name}) → ${path.relative(process.cwd(), aDir)}\n`);
+        if (paired) {
+          // Both sides run in stages together; B is diffed at the level of the look the run stopped at.
+          process.stderr.write(`variant B (${variantB.name}) → ${path.relative(process.cwd(), outDir)}\n`);
+          const [a, b] = await Promise.all([
+            runInto(prepared, flags, variantA, aDir, adapterA!, { reporters: reportersA, gate, pairedSide: paired.side('a') }),
+            runInto(prepared, flags, variantB, outDir, adapterB!, { reporters: reportersB, gate, viewerTraces, pairedSide: paired.side('b') }),
+          ]);
+          await writeReportJson(prepared.redactor.deep(a), aDir);
+          return { reportA: a, reportB: b };
+        }
+        const a = await runInto(prepared, flags, variantA, aDir, adapterA!, { reporters: reportersA, gate });
+        await writeReportJson(prepared.redactor.deep(a), aDir);
         process.stderr.write(`variant B (${variantB.name}) → ${path.relative(process.cwd(), outDir)}\n`);
-        const paired = pairedEpochsAuto(flags);
-        const flagsA: RunFlags & Pick<EpochsFlags, 'pairedSide'> = { ...flags, pairedSide: paired.side('a') };
-        const flagsB: RunFlags & Pick<EpochsFlags, 'pairedSide'> = { ...flags, pairedSide: paired.side('b') };
-        [reportA, reportB] = await Promise.all([runInto(prepared, flagsA, variantA, aDir, adapterA), runInto(prepared, flagsB, variantB, outDir, adapterB, viewerTraces)]);
-        rules = { ...rules, alpha: paired.finalLevel() };
-        await jsonReporter.write(prepared.redactor.deep(reportA), aDir);
-      } else {
-        reportA = await runInto(prepared, flags, variantA, aDir, adapterA);
-        await jsonReporter.write(prepared.redactor.deep(reportA), aDir);
-        process.stderr.write(`variant B (${variantB.name}) → ${path.relative(process.cwd(), outDir)}\n`);
-        reportB = await runInto(prepared, flags, variantB, outDir, adapterB, viewerTraces);
-      }
+        const b = await runInto(prepared, flags, variantB, outDir, adapterB!, { reporters: reportersB, gate, viewerTraces });
+        return { reportA: a, reportB: b };
+      });
       return finishReport(reportB, outDir, flags, {
         ...gateInputs,
-        rules,
         baseline: { report: reportA, file: path.join(aDir, 'report.json'), traceDir: 'a' },
-      }, prepared.redactor, viewerTraces);
+      }, prepared.redactor, reportersB);
     }),
   );
 }

@@ -12,17 +12,29 @@ export interface EpochsFlags {
   budget?: number;
   budgetTokens?: number;
   baseline?: string;
-  alpha?: number;
   resume: boolean;
-  /** Set by `compare --epochs auto`: this side's stages are run together with the other side's. */
-  pairedSide?: (tasks: Task[], execute: ExecuteSide) => Promise<RunReport>;
 }
+
+/** `compare --epochs auto`: one side's stages, run together with the other side's; resolves to that side's report. */
+export type PairedSide = (tasks: Task[], execute: ExecuteSide) => Promise<RunReport>;
+
 
 const DEFAULT_MAX_EPOCHS = 5;
 
 /** The most trials a task can get: --epochs K, or --max-epochs with --epochs auto. */
 export function epochCount(flags: EpochsFlags): number {
   return flags.epochs === 'auto' ? (flags.maxEpochs ?? DEFAULT_MAX_EPOCHS) : flags.epochs;
+}
+
+/** Most trials (tasks × epochs) one run may plan: its journal, report and copies of workspaces grow with it. */
+export const MAX_TRIALS = 1_000_000;
+
+/** A run that plans more trials than MAX_TRIALS is bad input, before anything runs. */
+export function checkTrialCount(tasks: number, flags: EpochsFlags): void {
+  const count = epochCount(flags);
+  if (tasks * count > MAX_TRIALS) {
+    throw new CliError(`${tasks} tasks × ${count} epochs = ${tasks * count} trials; a run holds at most ${MAX_TRIALS} (fewer --epochs, or split the run with --shard)`, EXIT.BAD_INPUT);
+  }
 }
 
 /** --max-epochs and the budgets only mean something with --epochs auto, which needs a readable baseline. */
@@ -35,24 +47,24 @@ export function checkEpochsFlags(flags: EpochsFlags): void {
 }
 
 /**
- * Runs --epochs auto through `execute` (one call per stage) and leaves in `flags.alpha` the level of
- * the look the run stopped at, which the diff's paired test must use.
+ * Runs --epochs auto through `execute` (one call per stage) at significance level `alpha` (the
+ * gate's, from --alpha or the gate file). The report records under `run.adaptive.final_level` the
+ * level of the look the run stopped at, which the diff's paired test then uses (finishReport).
  */
-export async function runEpochsAuto(flags: EpochsFlags, tasks: Task[], execute: (trialsWanted: (task: Task) => number, resume: boolean) => Promise<RunReport>): Promise<RunReport> {
-  if (flags.pairedSide) return flags.pairedSide(tasks, execute);
+export async function runEpochsAuto(flags: EpochsFlags, tasks: Task[], execute: ExecuteSide, alpha: number, pairedSide?: PairedSide): Promise<RunReport> {
+  if (pairedSide) return pairedSide(tasks, execute);
   checkEpochsFlags(flags);
   const adaptive = await runAdaptive({
     maxEpochs: epochCount(flags),
     budgetTrials: flags.budget ?? null,
     budgetTokens: flags.budgetTokens ?? null,
-    alpha: flags.alpha ?? 0.05,
+    alpha,
     baseline: readReport(flags.baseline!),
     tasks,
     resume: flags.resume,
     execute,
     log: (line) => process.stderr.write(`epochs auto: ${line}\n`),
   });
-  flags.alpha = adaptive.finalLevel;
   return adaptive.report;
 }
 
@@ -67,16 +79,15 @@ export function checkCompareEpochsFlags(flags: EpochsFlags): void {
 }
 
 /**
- * `compare --epochs auto`: both sides run in stages together. Each side's `runInto` hands its
- * executor to `side('a')` / `side('b')` (through `flags.pairedSide`); once both have, the stages run
- * (src/runner/pairedAdaptiveEpochs.ts) and each side gets its own final report. `finalLevel()` is the
- * level of the look the run stopped at, which the diff of B against A must use.
+ * `compare --epochs auto`: both sides run in stages together at significance level `alpha`. Each
+ * side's `runInto` hands its executor to `side('a')` / `side('b')` ;
+ * once both have, the stages run (src/runner/pairedAdaptiveEpochs.ts) and each side gets its own
+ * final report, whose `run.adaptive.final_level` the diff of B against A uses.
  */
-export function pairedEpochsAuto(flags: EpochsFlags): { side: (name: 'a' | 'b') => NonNullable<EpochsFlags['pairedSide']>; finalLevel: () => number } {
+export function pairedEpochsAuto(flags: EpochsFlags, alpha: number): { side: (name: 'a' | 'b') => PairedSide } {
   const executors: Partial<Record<'a' | 'b', ExecuteSide>> = {};
   let ready: (tasks: Task[]) => void = () => undefined;
   const both = new Promise<Task[]>((resolve) => (ready = resolve));
-  let level = flags.alpha ?? 0.05;
   const result = both.then((tasks) =>
     runPairedAdaptive(
       {
@@ -84,22 +95,19 @@ export function pairedEpochsAuto(flags: EpochsFlags): { side: (name: 'a' | 'b') 
         minEpochs: COMPARE_MIN_EPOCHS,
         budgetCalls: flags.budget ?? null,
         budgetTokens: flags.budgetTokens ?? null,
-        alpha: flags.alpha ?? 0.05,
+        alpha,
         tasks,
         resume: flags.resume,
         log: (line) => process.stderr.write(`epochs auto: ${line}\n`),
       },
       executors.a!,
       executors.b!,
-    ).then((r) => {
-      level = r.finalLevel;
-      return r;
-    }),
+    ),
   );
   const side = (name: 'a' | 'b') => async (tasks: Task[], execute: ExecuteSide) => {
     executors[name] = execute;
     if (executors.a && executors.b) ready(tasks);
     return (await result)[name];
   };
-  return { side, finalLevel: () => level };
+  return { side };
 }

@@ -7,13 +7,15 @@ import { htmlReporter } from '../reporters/html/htmlReporter.js';
 import type { ViewerTraces } from '../reporters/html/viewerTraces.js';
 import { jsonReporter } from '../reporters/jsonReporter.js';
 import { junitReporter } from '../reporters/junitReporter.js';
-import { runReporters } from '../reporters/runAll.js';
+import { Reporters } from '../reporters/runAll.js';
+import { terminalSafe } from '../reporters/terminalSafe.js';
+import type { Reporter } from '../reporters/types.js';
 import { formatDiff, formatGate } from '../reporters/terminalDiff.js';
 import { formatTerminal } from '../reporters/terminal.js';
 import { completeness } from '../report/completeness.js';
 import { summaryMarkdownReporter } from '../reporters/summaryMarkdown.js';
 import type { Redactor } from '../schema/redact.js';
-import { GATE_SCHEMA_VERSION, GateRulesSchema, type GateRules } from '../schema/gate.js';
+import { DEFAULT_ALPHA, GATE_SCHEMA_VERSION, GateRulesSchema, type GateRules } from '../schema/gate.js';
 import { JsonFileError, readJsonFile } from '../schema/jsonFile.js';
 import type { RunReport } from '../schema/report.js';
 import { finalizeReport } from '../report/finalizeReport.js';
@@ -26,6 +28,7 @@ export interface GateFlags {
   minPassRate?: number;
   maxDrop?: number;
   maxRegressions?: number;
+  maxTasksDown?: number;
   mustPassTag?: string[];
   maxErrorRate?: number;
   significance?: boolean;
@@ -37,14 +40,15 @@ export interface GateFlags {
 export function addGateOptions(command: Command): Command {
   return command
     .option('-b, --baseline <file>', 'diff against this baseline report (e.g. baselines/demo.json)')
-    .option('--gate <file>', 'gate rules JSON (min_pass_rate, max_drop, max_regressions, must_pass_tags, max_error_rate, no_significant_regression, alpha)')
+    .option('--gate <file>', 'gate rules JSON (min_pass_rate, max_drop, max_regressions, max_tasks_down, must_pass_tags, max_error_rate, no_significant_regression, alpha)')
     .option('--min-pass-rate <rate>', 'gate: lowest pass rate, a fraction 0..1 or a percentage: 0.8 or 80% (a bare number above 1 is refused)', rate)
-    .option('--max-drop <rate>', 'gate: largest pass-rate fall against the baseline, a fraction or a percentage: 0.05 or 5%', rate)
-    .option('--max-regressions <n>', 'gate: most tasks allowed to go from pass to fail', nonNegativeInt)
+    .option('--max-drop <rate>', 'gate: largest drop (the paired test\'s estimate, the figure every report prints) against the baseline, a fraction or a percentage: 0.05 or 5%', rate)
+    .option('--max-regressions <n>', 'gate: most tasks whose own fall is beyond noise (exact per-task test, Benjamini–Hochberg over the suite)', nonNegativeInt)
+    .option('--max-tasks-down <n>', 'gate: most tasks allowed to go from pass to fail, noise or not (for deterministic suites)', nonNegativeInt)
     .option('--must-pass-tag <tag...>', 'gate: every task with this tag must pass')
     .option('--max-error-rate <rate>', 'gate: largest share of errored trials, a fraction or a percentage: 0.05 or 5%', rate)
     .option('--significance', 'gate: fail on a statistically significant regression')
-    .option('--alpha <p>', 'significance level of the paired test', probability)
+    .option('--alpha <p>', 'significance level of the paired test, the per-task test and --epochs auto (default 0.05)', probability)
     .option('--no-html', 'do not write report.html');
 }
 
@@ -59,6 +63,7 @@ function resolveRules(flags: GateFlags, hasBaseline: boolean): { rules: GateRule
     ...(flags.minPassRate !== undefined ? { min_pass_rate: flags.minPassRate } : {}),
     ...(flags.maxDrop !== undefined ? { max_drop: flags.maxDrop } : {}),
     ...(flags.maxRegressions !== undefined ? { max_regressions: flags.maxRegressions } : {}),
+    ...(flags.maxTasksDown !== undefined ? { max_tasks_down: flags.maxTasksDown } : {}),
     ...(flags.mustPassTag !== undefined ? { must_pass_tags: flags.mustPassTag } : {}),
     ...(flags.maxErrorRate !== undefined ? { max_error_rate: flags.maxErrorRate } : {}),
     ...(flags.significance ? { no_significant_regression: true } : {}),
@@ -97,6 +102,20 @@ export function loadGateInputs(flags: GateFlags, options: { baselineFromRun?: bo
   return { rules, source, baseline };
 }
 
+/** The artifacts every run writes: report.json, junit.xml, summary.md and (unless --no-html) report.html. */
+export function artifactReporters(html: boolean, viewerTraces?: ViewerTraces): Reporter[] {
+  return [jsonReporter, junitReporter, summaryMarkdownReporter, ...(html ? [htmlReporter(viewerTraces)] : [])];
+}
+
+/** `2×PROVIDER_ERROR, 1×NO_MODEL: the agent called a model, but …`: why trials errored, the first message whole. */
+function errorCounts(report: RunReport): string {
+  const errors = report.tasks.flatMap((t) => t.trials).flatMap((t) => (t.error ? [t.error] : []));
+  const counts = new Map<string, number>();
+  for (const e of errors) counts.set(e.code, (counts.get(e.code) ?? 0) + 1);
+  const first = errors[0];
+  return `${[...counts].map(([code, n]) => `${n}×${code}`).join(', ')}${first ? `; first: ${first.message}` : ''}`;
+}
+
 /**
  * The common end of run, diff, compare and merge: attach the diff and gate, write every artifact
  * (one broken reporter does not stop the others), print the summary, and return the exit code.
@@ -107,13 +126,15 @@ export async function finishReport(
   flags: Pick<GateFlags, 'html'>,
   inputs: GateInputs,
   redactor: Redactor,
-  /** Traces the run packed for the page as it stored them (run and compare). */
-  viewerTraces?: ViewerTraces,
+  /** The run's reporters (run and compare: with its live display and the traces packed for the page). */
+  reporters: Reporters = new Reporters(artifactReporters(flags.html)),
 ): Promise<number> {
   const { rules, source, baseline } = inputs;
   const diffed: RunReport = { ...report };
   if (baseline) {
-    diffed.diff = diffReports(report, baseline.report, path.relative(process.cwd(), baseline.file) || baseline.file, rules.alpha ?? 0.05, baseline.traceDir);
+    // --epochs auto spent alpha over its looks: the diff tests at the level of the look the run stopped at.
+    const alpha = report.run.adaptive?.final_level ?? rules.alpha ?? DEFAULT_ALPHA;
+    diffed.diff = diffReports(report, baseline.report, path.relative(process.cwd(), baseline.file) || baseline.file, alpha, baseline.traceDir);
   }
   // A CI matrix wider than the suite: this shard's empty output is for merge, whose report the gate
   // judges; its own report applies no rule (rules on no task would fail, and the exit says it did not).
@@ -122,15 +143,14 @@ export async function finishReport(
   const gate = emptyShard ? evaluateGate(diffed, {}, 'none: an empty shard; tracegate merge gates the whole run') : evaluateGate(diffed, rules, source);
   const finished = finalizeReport({ ...diffed, gate }, redactor);
 
-  const reporters = [jsonReporter, junitReporter, summaryMarkdownReporter, ...(flags.html ? [htmlReporter(viewerTraces)] : [])];
-  const { written, failures } = await runReporters(reporters, finished, outDir);
+  const written = await reporters.runEnd(finished, outDir);
 
   const out = process.stdout;
   out.write(formatTerminal(finished) + '\n');
   if (finished.diff) out.write(formatDiff(finished.diff) + '\n');
   out.write(formatGate(gate) + '\n');
   out.write(`wrote ${written.map((f) => path.relative(process.cwd(), f)).join(', ')}\n`);
-  for (const failure of failures) process.stderr.write(`reporter failed: ${failure}\n`);
+  for (const failure of reporters.failures()) process.stderr.write(terminalSafe(`reporter failed: ${failure}`) + '\n');
 
   const judged = finished.summary.passed + finished.summary.failed;
   if (emptyShard) {
@@ -138,7 +158,7 @@ export async function finishReport(
     return EXIT.PASS;
   }
   if (!completeness(finished).complete || judged === 0) {
-    process.stderr.write(judged === 0 ? 'no trial could be judged: every one errored (see the errors above)\n' : '');
+    if (judged === 0) process.stderr.write(terminalSafe(`no trial could be judged: every one errored (${errorCounts(finished)})`) + '\n');
     return EXIT.COULD_NOT_RUN;
   }
   return gate.passed ? EXIT.PASS : EXIT.GATE_FAILED;

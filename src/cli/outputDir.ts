@@ -1,10 +1,11 @@
-import { mkdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { tempPathFor, writeFileAtomicSync } from '../schema/atomicWrite.js';
 import { CliError, EXIT } from './exitCodes.js';
 
 /** Creates the output folder and proves it takes a file, before any trial is paid for. */
 export function ensureWritableDir(dir: string, flag = '--out'): void {
+  if (existsSync(dir) && !statSync(dir).isDirectory()) throw new CliError(`${flag} ${dir} is a file, not a folder; give a folder (it is made when missing)`, EXIT.BAD_INPUT);
   const probe = tempPathFor(path.join(dir, 'probe'));
   try {
     mkdirSync(dir, { recursive: true });

@@ -43,7 +43,17 @@ export function probability(value: string): number {
   return n;
 }
 
-/** --epochs: a whole number of at least 1, or `auto` (staged re-runs, see docs/statistics.md). */
+/** Most epochs a run may ask for (--epochs, --max-epochs): beyond it is a typo, not a plan. */
+export const MAX_EPOCHS = 10_000;
+
+/** An epoch count: a whole number from 1 to MAX_EPOCHS. */
+export function epochs(value: string): number {
+  const n = positiveInt(value);
+  if (n > MAX_EPOCHS) throw new InvalidArgumentError(`at most ${MAX_EPOCHS}`);
+  return n;
+}
+
+/** --epochs: a whole number from 1 to MAX_EPOCHS, or `auto` (staged re-runs, see docs/statistics.md). */
 export function epochsOption(value: string): number | 'auto' {
-  return value === 'auto' ? 'auto' : positiveInt(value);
+  return value === 'auto' ? 'auto' : epochs(value);
 }

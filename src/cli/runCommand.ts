@@ -4,7 +4,9 @@ import { SANDBOX_REQUESTS, type SandboxRequest } from '../adapters/harnessAdapte
 import type { Adapter } from '../adapters/types.js';
 import type { McpServerSpec } from '../schema/mcpServer.js';
 import { createAdapter } from '../adapters/createAdapter.js';
-import { resolveSystem, secretsOf, type SystemRequest } from '../adapters/resolveSystem.js';
+import { DEFAULT_OPENAI_BASE_URL, resolveSystem, secretsOf, type SystemPlan, type SystemRequest } from '../adapters/resolveSystem.js';
+import { preflight, type PreflightTarget } from '../provider/index.js';
+import { terminalSafe } from '../reporters/terminalSafe.js';
 import { parseShard, selectShard, shardFromEnv } from '../orchestrator/shard.js';
 import { DEFAULT_RECORD_CONTENT, RECORD_CONTENT, type RecordContent } from '../schema/recordContent.js';
 import { createRedactor, type Redactor } from '../schema/redact.js';
@@ -15,10 +17,15 @@ import { loadSuites, type LoadedSuite } from '../suite/loadSuite.js';
 import { executeRun } from '../runner/executeRun.js';
 import { ViewerTraces } from '../reporters/html/viewerTraces.js';
 import { CliError, EXIT } from './exitCodes.js';
-import { addGateOptions, finishReport, loadGateInputs, type GateFlags } from './finishReport.js';
+import { addGateOptions, artifactReporters, finishReport, loadGateInputs, type GateFlags, type GateInputs } from './finishReport.js';
+import { defaultProgressReporter, PROGRESS_REPORTER_NAMES, PROGRESS_REPORTERS, type ProgressReporterName } from '../reporters/progress.js';
+import type { Reporter } from '../reporters/types.js';
+import { Reporters } from '../reporters/runAll.js';
+import { withAdapters } from './runLifecycle.js';
 import { ensureWritableDir } from './outputDir.js';
-import { epochsOption, positiveInt, timeoutMs } from './parsers.js';
-import { checkEpochsFlags, epochCount, runEpochsAuto } from './epochsAuto.js';
+import { epochs, epochsOption, positiveInt, timeoutMs } from './parsers.js';
+import { DEFAULT_ALPHA } from '../schema/gate.js';
+import { checkEpochsFlags, checkTrialCount, epochCount, runEpochsAuto, type PairedSide } from './epochsAuto.js';
 import { loadVariant, type LoadedVariant } from './variantOption.js';
 import { checkResumeSettings, runSettingsOf } from './runSettingsOf.js';
 import { checkOutputFolder } from '../runner/previousRun.js';
@@ -48,6 +55,7 @@ export interface RunFlags extends GateFlags {
   grep?: string;
   variant?: string;
   quiet: boolean;
+  reporter?: ProgressReporterName;
   agentCmd?: string;
   agentUrl?: string;
   agentEnv?: string[];
@@ -77,7 +85,7 @@ export function addRunOptions(command: Command, { variant }: { variant: boolean 
     )
     .option('-j, --concurrency <n>', 'tasks run at once', positiveInt, 4)
     .option('--epochs <k|auto>', 'run every task K times (pass@k, pass^k, flaky tasks); auto: re-run in stages only where more trials can still move the verdict against --baseline', epochsOption, 1)
-    .option('--max-epochs <k>', 'with --epochs auto: most trials any task gets (default 5)', positiveInt)
+    .option('--max-epochs <k>', 'with --epochs auto: most trials any task gets (default 5)', epochs)
     .option('--budget <trials>', 'with --epochs auto: most trials (agent runs) for the whole run', positiveInt)
     .option('--budget-tokens <n>', 'with --epochs auto: stop re-running once the run has used about this many tokens', positiveInt)
     .option('--timeout <ms>', `per-task time limit in milliseconds (1 to ${MAX_TIMEOUT_MS}); provider retries stay within it; a harness task over it is errored TASK_TIMEOUT; an external agent (--agent-cmd, --agent-url) is stopped a margin before it (20% of it, 0.25 to 2 s) and failed AGENT_TIMEOUT`, timeoutMs, 300_000)
@@ -88,7 +96,11 @@ export function addRunOptions(command: Command, { variant }: { variant: boolean 
     .option('--resume', 'keep the finished trials in --out and run only what is missing; refused (exit 2) when the agent, model, base URL, cassettes, policy, sandbox, variant, --max-steps or --timeout differ from the run that made them (run-settings.json)', false)
     .option('--tag <tag...>', 'run only tasks with one of these tags')
     .option('--grep <regex>', 'run only tasks whose id matches')
-    .option('-q, --quiet', 'no per-task progress lines', false)
+    .addOption(
+      new Option('--reporter <name>', 'how progress is shown: live (a header, finished trials and one status line; the default on a terminal), line (plain lines; the default in a pipe or under CI), dot, json (one event a line) or quiet')
+        .choices(PROGRESS_REPORTER_NAMES),
+    )
+    .option('-q, --quiet', 'no progress at all (--reporter quiet)', false)
     .option('--agent-cmd <command>', 'evaluate your own agent: run this program per trial (agent-input/v1 on stdin, answer on stdout; words split like a shell, no shell run)')
     .option('--agent-url <url>', 'evaluate your own agent behind HTTP: POST agent-input/v1 per trial, read agent-output/v1')
     .option('--agent-env <name...>', 'with --agent-cmd: also pass this environment variable to the agent (repeatable; the API key never is)')
@@ -143,6 +155,7 @@ export interface PreparedRun {
 export function prepareRun(suiteFiles: string[], flags: RunFlags): PreparedRun {
   const suites = loadSuites(suiteFiles);
   const { selected, wholeRun, shard, policyTasksOnly } = selectTasks(flags, suites.flatMap((s) => s.tasks));
+  checkTrialCount(wholeRun.length, flags);
   return { suites, suiteDefaults: suiteDefaults(suites), tasks: selected, wholeRun, shard, policyTasksOnly, redactor: createRedactor(process.env, secretsOf({ flags, env: process.env })) };
 }
 
@@ -163,22 +176,68 @@ export function systemRequest(flags: RunFlags, variant: LoadedVariant | null, pr
   return { flags, env: process.env, suite: prepared.suiteDefaults, variant, policyTasksOnly: prepared.policyTasksOnly };
 }
 
+/** The live endpoint a plan's model calls go to (the harness's, or the capture proxy's upstream); null for cassettes and no model. */
+function modelEndpointOf(plan: SystemPlan, flags: RunFlags): PreflightTarget | null {
+  if (plan.model.kind !== 'live') return null;
+  return {
+    baseUrl: plan.model.baseUrl ?? DEFAULT_OPENAI_BASE_URL,
+    apiKey: plan.model.apiKey ?? null,
+    urlSource: '--base-url (or OPENAI_BASE_URL)',
+    keyName: flags.apiKeyEnv,
+    role: plan.adapter === 'harness' ? 'the model endpoint' : "the capture proxy's upstream",
+  };
+}
+
+/** Resolves what runs, checks its model endpoint answers (exit 3 at once if not), and builds the adapter. */
 export async function buildAdapter(flags: RunFlags, variant: LoadedVariant | null, prepared: PreparedRun): Promise<Adapter> {
   const request = systemRequest(flags, variant, prepared);
   const plan = resolveSystem(request);
+  const endpoint = modelEndpointOf(plan, flags);
+  const warning = endpoint ? await preflight(endpoint) : null;
+  if (warning) process.stderr.write(terminalSafe(`warning: ${warning}`) + '\n');
   const errorPatterns = prepared.suites.flatMap((s) => s.header.errorPatterns).map((p) => ({ pattern: safeRegex(p.pattern), error_type: p.error_type }));
   return createAdapter(plan, { redactor: prepared.redactor, env: process.env, secrets: secretsOf(request), errorPatterns, concurrency: flags.concurrency });
 }
 
-/** Runs the prepared tasks into `outDir` with an adapter built (and checked) before. Ctrl-C stops new trials and keeps the finished ones. */
-export async function runInto(
-  prepared: PreparedRun,
-  flags: RunFlags,
-  variant: LoadedVariant | null,
-  outDir: string,
-  adapter: Adapter,
-  viewerTraces?: ViewerTraces,
-): Promise<RunReport> {
+/** What a run's trial phase needs besides its tasks and adapter: who hears its events, and what its header says. */
+export interface RunHooks {
+  reporters: Reporters;
+  /** The gate the run is judged by, for the header (gateSummary). */
+  gate: string;
+  /** Packs each stored trace for report.html as it goes. */
+  viewerTraces?: ViewerTraces;
+  /** compare --epochs auto: this side's stages run together with the other side's. */
+  pairedSide?: PairedSide;
+  /** The significance level --epochs auto spends over its looks (the gate's alpha). */
+  alpha?: number;
+}
+
+/** A path as the header shows it: relative below the working folder, else absolute. */
+function shownPath(file: string): string {
+  const relative = path.relative(process.cwd(), file);
+  return relative && !relative.startsWith('..') && !path.isAbsolute(relative) ? relative : path.resolve(file);
+}
+
+/** Which system runs, as the header names it. */
+function agentOf(flags: RunFlags): string {
+  if (flags.agentCmd) return `--agent-cmd ${flags.agentCmd}`;
+  if (flags.agentUrl) return `--agent-url ${flags.agentUrl}`;
+  return 'the reference harness';
+}
+
+/** `defaults: min_pass_rate 1, max_error_rate 0`: where the gate's rules come from and what they are. */
+export function gateSummary(inputs: Pick<GateInputs, 'rules' | 'source' | 'baseline'>, baselineNote?: string): string {
+  const rules = Object.entries(inputs.rules).filter(([key]) => key !== 'schema_version').map(([key, value]) => `${key} ${Array.isArray(value) ? value.join(',') : String(value)}`);
+  const against = baselineNote ?? (inputs.baseline ? `against ${path.relative(process.cwd(), inputs.baseline.file) || inputs.baseline.file}` : 'no baseline');
+  return `${inputs.source}: ${rules.join(', ') || 'no rule'} (${against})`;
+}
+
+/**
+ * Runs the prepared tasks into `outDir` with an adapter built (and checked) before, telling the
+ * reporters as it goes. Ctrl-C stops new trials and keeps the finished ones. The adapter is the
+ * caller's to close (withAdapters).
+ */
+export async function runInto(prepared: PreparedRun, flags: RunFlags, variant: LoadedVariant | null, outDir: string, adapter: Adapter, hooks: RunHooks): Promise<RunReport> {
   const controller = new AbortController();
   const onSignal = () => {
     if (controller.signal.aborted) process.exit(EXIT.COULD_NOT_RUN);
@@ -187,8 +246,22 @@ export async function runInto(
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
+  const { reporters } = hooks;
+  const fixedEpochs = epochCount(flags);
+  reporters.emit('onRunStart', {
+    model: adapter.model,
+    agent: agentOf(flags),
+    policy: adapter.policy,
+    sandbox: adapter.sandbox,
+    suites: prepared.suites.map((s) => shownPath(s.path)),
+    tasks: prepared.tasks.length,
+    epochs: flags.epochs,
+    maxEpochs: fixedEpochs,
+    concurrency: flags.concurrency,
+    gate: hooks.gate,
+    outDir: shownPath(outDir),
+  });
   try {
-    const fixedEpochs = epochCount(flags);
     const execute = (trialsWanted?: (task: Task) => number, resume = flags.resume) => executeRun({
       ...prepared,
       adapter,
@@ -202,25 +275,28 @@ export async function runInto(
       settings: runSettingsOf(flags, variant, prepared, adapter),
       selection: { tags: flags.tag?.length ? flags.tag : null, grep: flags.grep ?? null, max_steps: flags.maxSteps ?? null, timeout_ms: flags.timeout },
       signal: controller.signal,
-      ...(viewerTraces && flags.html ? { viewerTraces } : {}),
-      onProgress: flags.quiet
-        ? undefined
-        : (done, total, trial, taskId) => {
-            const detail =
-              trial.status === 'failed'
-                ? ` ${trial.failure_reason} (${trial.failure_layer})`
-                : trial.status === 'errored'
-                  ? ` ${trial.error?.code}: ${trial.error?.message.slice(0, 120)}`
-                  : '';
-            process.stderr.write(`[${done}/${total}] ${trial.status.padEnd(7)} ${taskId}${fixedEpochs > 1 ? ` #${trial.epoch}` : ''}${detail}\n`);
-          },
+      ...(hooks.viewerTraces && flags.html ? { viewerTraces: hooks.viewerTraces } : {}),
+      onTrialStart: (event) => reporters.emit('onTrialStart', event),
+      onTrialEnd: (event) => reporters.emit('onTrialEnd', event),
+      onWaiting: (waiting) => reporters.emit('onWaiting', waiting),
     });
-    return flags.epochs === 'auto' ? await runEpochsAuto(flags, prepared.tasks, execute) : await execute();
+    return flags.epochs === 'auto' ? await runEpochsAuto(flags, prepared.tasks, execute, hooks.alpha ?? DEFAULT_ALPHA, hooks.pairedSide) : await execute();
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
-    await adapter.close?.();
+    reporters.emit('onTrialsDone');
   }
+}
+
+/** The progress display --reporter names (or -q, or the default for this terminal). `shared`: two runs print at once, so no live status line. */
+export function progressReporter(flags: Pick<RunFlags, 'quiet' | 'reporter'>, shared = false): Reporter {
+  const chosen = flags.quiet ? 'quiet' : (flags.reporter ?? defaultProgressReporter(process.stderr, process.env));
+  return PROGRESS_REPORTERS[shared && chosen === 'live' ? 'line' : chosen](process.stderr);
+}
+
+/** The progress display, then the artifacts. */
+export function runReporters(flags: RunFlags, viewerTraces?: ViewerTraces): Reporters {
+  return new Reporters([progressReporter(flags), ...artifactReporters(flags.html, viewerTraces)]);
 }
 
 export function registerRun(program: Command, handle: (work: () => Promise<number>) => Promise<void>): void {
@@ -255,21 +331,16 @@ Exit codes: 0 gate passed, 1 gate failed, 2 bad input or usage, 3 could not run.
       const gateInputs = loadGateInputs(flags);
       // The whole run's tasks: one shard may hold only tasks added since the baseline (merge checks the rest).
       checkBaselineShares(prepared.wholeRun, gateInputs.baseline);
-      const adapter = await buildAdapter(flags, variant, prepared);
       const outDir = path.resolve(flags.out);
       ensureWritableDir(outDir);
-      try {
-        checkOutputFolder(outDir);
-        checkResumeSettings(outDir, runSettingsOf(flags, variant, prepared, adapter), flags.resume);
-      } catch (error) {
-        await adapter.close?.();
-        throw error;
-      }
       const viewerTraces = new ViewerTraces();
-      const report = await runInto(prepared, flags, variant, outDir, adapter, viewerTraces);
-      // --epochs auto spends alpha over its looks: the diff uses the level left for the last one.
-      const inputs = flags.epochs === 'auto' && flags.alpha !== undefined ? { ...gateInputs, rules: { ...gateInputs.rules, alpha: flags.alpha } } : gateInputs;
-      return finishReport(report, outDir, flags, inputs, prepared.redactor, viewerTraces);
+      const reporters = runReporters(flags, viewerTraces);
+      const report = await withAdapters([() => buildAdapter(flags, variant, prepared)], async ([adapter]) => {
+        checkOutputFolder(outDir);
+        checkResumeSettings(outDir, runSettingsOf(flags, variant, prepared, adapter!), flags.resume);
+        return runInto(prepared, flags, variant, outDir, adapter!, { reporters, gate: gateSummary(gateInputs), viewerTraces, alpha: gateInputs.rules.alpha });
+      });
+      return finishReport(report, outDir, flags, gateInputs, prepared.redactor, reporters);
     });
   });
 }

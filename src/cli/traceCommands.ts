@@ -1,4 +1,4 @@
-import { readFileSync, realpathSync, rmSync } from 'node:fs';
+import { realpathSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { Option, type Command } from 'commander';
 import { buildReport, taskResult } from '../report/buildReport.js';
@@ -7,12 +7,13 @@ import { makeTable } from '../reporters/table.js';
 import { terminalSafe } from '../reporters/terminalSafe.js';
 import type { Trial, RunInfo } from '../schema/report.js';
 import { createRedactor } from '../schema/redact.js';
-import type { Task } from '../schema/task.js';
+import { taskInput, type Task } from '../schema/task.js';
 import type { ModelInfo } from '../schema/trace.js';
 import { loadSuites } from '../suite/loadSuite.js';
 import { ImportError } from '../traceio/importError.js';
 import { finalAnswerCell, importRow } from '../traceio/importSummary.js';
-import { FORMAT_NAMES, parseTraces, type FormatName, type ImportedFile } from '../traceio/registry.js';
+import { FORMAT_NAMES, MAX_FILE_BYTES, parseTraces, type FormatName, type ImportedFile } from '../traceio/registry.js';
+import { readUntrustedFile } from '../schema/untrustedFile.js';
 import { toOtlpRequest, toOtlpRequests } from '../traceio/otlpExport.js';
 import { sendOtlp, tracesUrl } from '../traceio/otlpSend.js';
 import { mergeSplitTraces } from '../traceio/splitTraces.js';
@@ -44,29 +45,37 @@ export function registerImport(program: Command, handle: Handle): void {
       handle(async () => {
         const imported: ImportedFile[] = [];
         const problems: string[] = [];
+        const read = new Map<string, Buffer>();
         // A file named twice (overlapping globs) is read once.
         for (const file of [...new Map(files.map((f) => [realPathOr(f), f])).values()]) {
           if (NOT_TRACES.test(file)) {
             process.stderr.write(`skipped ${file}: a notes file, not a trace\n`);
             continue;
           }
+          // The same check as an agent's trace file: a regular file, its size capped before reading (a FIFO or /dev/zero is refused).
+          const bytes = readUntrustedFile(file, { capBytes: MAX_FILE_BYTES, noun: 'file' });
+          if (bytes.kind !== 'bytes') {
+            problems.push(bytes.kind === 'absent' ? `${file}: no such file` : bytes.problem);
+            continue;
+          }
+          read.set(file, bytes.bytes);
           try {
-            imported.push(parseTraces(readFileSync(file), file, flags.format));
+            imported.push(parseTraces(bytes.bytes, file, flags.format));
           } catch (error) {
             if (error instanceof ImportError) problems.push(error.message);
-            else if ((error as NodeJS.ErrnoException).code === 'ENOENT' || (error as NodeJS.ErrnoException).code === 'EISDIR') problems.push(`${file}: ${(error as Error).message}`);
             else throw error;
           }
         }
         if (problems.length > 0) throw new CliError(`nothing written; ${problems.length} file${problems.length > 1 ? 's' : ''} could not be imported:\n  ${problems.join('\n  ')}`, EXIT.BAD_INPUT);
         if (imported.length === 0) throw new CliError('no trace file given', EXIT.BAD_INPUT);
         // Parts of one trace in several files (same trace id) are read as one, or named.
-        const split = mergeSplitTraces(imported, (file) => readFileSync(file));
+        const split = mergeSplitTraces(imported, (file) => read.get(file)!);
         imported.splice(0, imported.length, ...split.imported);
         for (const warning of split.warnings) process.stderr.write(`warning: ${warning}\n`);
         const redactor = createRedactor();
         const outDir = path.resolve(flags.out);
         const all = imported.flatMap((i) => i.traces);
+        ensureWritableDir(outDir);
         writeTraces(all, outDir, redactor.deep);
 
         const table = makeTable({ head: ['file', 'format', 'traces', 'model calls', 'tool calls', 'errors', 'final answer', 'cannot tell'] });
@@ -132,7 +141,8 @@ export function registerScore(program: Command, handle: Handle): void {
         const used = new Set(trials.map((t) => t.epoch));
         let epoch = trace.epoch;
         while (used.has(epoch)) epoch++;
-        const judged = { ...trace, task_id: task.id, epoch };
+        // A stored trace rarely says what was asked; the suite's task does.
+        const judged = { ...trace, task_id: task.id, epoch, prompt: trace.prompt ?? taskInput(task) };
         const [name] = traceFileNames([judged], taken);
         const traceFile = `traces/${name}`;
         writeAtomic(path.join(outDir, traceFile), JSON.stringify(redactor.deep(judged), null, 1) + '\n');

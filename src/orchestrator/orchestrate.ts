@@ -29,6 +29,10 @@ export interface OrchestrateOptions {
    * and not stored, and orchestrate rethrows that error once they have ended.
    */
   onTrial: (outcome: TrialOutcome) => Promise<void> | void;
+  /** Called as a trial starts (after its slot was given, before its workspace is made). */
+  onTrialStart?: (task: Task, epoch: number) => void;
+  /** Called with the number of trials waiting out a provider's Retry-After or backoff, as it changes. */
+  onWaiting?: (waiting: number) => void;
 }
 
 class TaskTimeout extends TracegateError {
@@ -108,12 +112,14 @@ export async function orchestrate(adapter: Adapter, tasks: Task[], options: Orch
     if (parked >= options.concurrency) return wait;
     parked++;
     limit.concurrency++;
+    options.onWaiting?.(parked);
     wakeProducer();
     try {
       return await wait;
     } finally {
       parked--;
       limit.concurrency--;
+      options.onWaiting?.(parked);
     }
   };
   const shared: TrialShared = { active, park, workspaces };
@@ -122,13 +128,16 @@ export async function orchestrate(adapter: Adapter, tasks: Task[], options: Orch
   let storeFailure = null as { error: unknown } | null;
   const stopped = () => options.signal.aborted || storeFailure !== null;
   try {
-    for (let epoch = 0; epoch < options.epochs; epoch++) {
+    // Stopped: out of both loops at once (a stop that left only the inner one spun through every
+    // remaining epoch without yielding, and a second Ctrl-C could not be heard).
+    queue: for (let epoch = 0; epoch < options.epochs; epoch++) {
       for (const task of tasks) {
         if (options.skip?.(task, epoch)) continue;
         while (limit.activeCount + limit.pendingCount >= limit.concurrency) await new Promise<void>((resolve) => (slotFreed = resolve));
-        if (stopped()) break;
+        if (stopped()) break queue;
         const job: Promise<void> = limit(async () => {
           if (stopped()) return;
+          options.onTrialStart?.(task, epoch);
           const outcome = await runTrial(adapter, task, epoch, options, shared);
           if (outcome.error?.code === 'INTERRUPTED' || stopped()) return;
           try {

@@ -3,6 +3,7 @@ import { TracegateError } from '../schema/runError.js';
 import { SlotWaitExpired, type EndpointLimiter, type LimiterSlot } from './endpointLimiter.js';
 import { faultOfStatus, ProviderFaultError, type FaultRecord, type ProviderFault } from './providerFault.js';
 import { BodyTooLarge, BodyUndecodable, nodeHttpRequest, type HttpReply, type HttpRequestInit } from './nodeHttpRequest.js';
+import { networkFaultOf } from './networkFault.js';
 import { retryAfterMs } from './retryAfter.js';
 
 /** The time a request may take, retries included, and what it may lean on meanwhile. */
@@ -89,7 +90,7 @@ function connectionFault(error: unknown): { fault: ProviderFault; detail: string
   }
   const cause = (error as { cause?: { code?: string; message?: string } })?.cause;
   const detail = [error instanceof Error ? error.message : String(error), cause?.code ?? cause?.message].filter(Boolean).join(': ');
-  return { fault: 'connection_reset', detail };
+  return { fault: networkFaultOf(error), detail };
 }
 
 /** A body too large to be a model's answer. */

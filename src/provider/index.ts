@@ -19,3 +19,5 @@ export { PROVIDER_CALL, providerCall, providerCallInit, providerFetch, type Prov
 export { faultSummary, PROVIDER_FAULTS, ProviderFaultError, type FaultRecord, type ProviderFault } from './providerFault.js';
 export { retryAfterMs } from './retryAfter.js';
 export { readStreamCapped, type CappedBody } from './readStreamCapped.js';
+export { errorCodeOf, NETWORK_FAULT_TEXT, networkFaultOf, type NetworkFault } from './networkFault.js';
+export { preflight, PREFLIGHT_TIMEOUT_MS, PreflightError, type PreflightTarget } from './preflight.js';

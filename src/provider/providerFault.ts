@@ -1,12 +1,16 @@
 import { TracegateError } from '../schema/runError.js';
 
-/** What went wrong with one attempt at a provider request. All but client_error are retried. */
-export const PROVIDER_FAULTS = ['rate_limited', 'server_error', 'timeout', 'connection_reset', 'malformed_body', 'client_error'] as const;
+/**
+ * What went wrong with one attempt at a provider request. All but client_error are retried (a server
+ * that refuses connections may be restarting); the run's preflight stops a run at once on the
+ * network faults and on a refused key.
+ */
+export const PROVIDER_FAULTS = ['rate_limited', 'server_error', 'timeout', 'connection_refused', 'dns_failed', 'tls_failed', 'connection_reset', 'malformed_body', 'client_error'] as const;
 export type ProviderFault = (typeof PROVIDER_FAULTS)[number];
 
 export interface FaultRecord {
   fault: ProviderFault;
-  /** HTTP status, or null when no response came (timeout, reset). */
+  /** HTTP status, or null when no response came (timeout, refused, reset). */
   status: number | null;
   detail: string;
 }

@@ -1,6 +1,6 @@
 import { checkReport } from './finalizeReport.js';
 import { REPORT_SCHEMA_VERSION, type RunInfo, type RunReport, type Summary, type TaskResult, type Trial } from '../schema/report.js';
-import type { Task } from '../schema/task.js';
+import { taskInput, type Task } from '../schema/task.js';
 import { countBy, distribution, ratio } from './stats.js';
 
 /** Folds a task's trials into its row: the first failing trial speaks for it. */
@@ -16,6 +16,7 @@ export function taskResult(task: Task, trials: Trial[]): TaskResult {
     tags: task.tags,
     fingerprint: task.fingerprint,
     source: task.source,
+    prompt: taskInput(task),
     status,
     pass_fraction: ratio(passed, judged.length),
     flaky: passed > 0 && passed < judged.length,
@@ -63,6 +64,7 @@ export function summarize(tasks: TaskResult[], epochs: number): Summary {
     tool_calls: toolCalls,
     tool_errors: toolErrors,
     tool_error_rate: ratio(toolErrors, toolCalls),
+    compressed_trials: trials.filter((t) => t.status !== 'errored' && t.compressed === true).length,
     recovery_rate: ratio(trialsWithRecoverable.filter((t) => t.recovered).length, trialsWithRecoverable.length),
     flaky: tasks.filter((t) => t.flaky).length,
     epochs,

@@ -3,7 +3,7 @@ import { classify } from '../classify/classify.js';
 import type { Trial } from '../schema/report.js';
 import { asRunError, type RunError } from '../schema/runError.js';
 import type { Task } from '../schema/task.js';
-import { stepCount, toolAttr, toolSpans, type Trace } from '../schema/trace.js';
+import { SPAN_KIND, stepCount, toolAttr, toolSpans, type Trace } from '../schema/trace.js';
 
 const PREVIEW_CHARS = 300;
 
@@ -45,6 +45,7 @@ export function judgeTrial(
     steps: trace ? stepCount(trace) : 0,
     exit_reason: trace?.final_answer.exit_reason ?? null,
     answer_preview: trace?.final_answer.text?.slice(0, PREVIEW_CHARS) ?? null,
+    compressed: trace?.spans.some((s) => s.kind === SPAN_KIND.compression) ?? false,
   };
 
   const error: RunError | null = runError ?? (trace?.error ? asRunError(trace.error) : null);

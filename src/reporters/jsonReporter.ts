@@ -24,11 +24,11 @@ export function* reportJsonChunks(report: RunReport): Generator<string> {
   yield frame.slice(at + MARKER.length) + '\n';
 }
 
-export const jsonReporter: Reporter = {
-  name: 'json',
-  async write(report, outDir) {
-    const file = path.join(outDir, 'report.json');
-    await writeFileAtomic(file, reportJsonChunks(report), { durable: true });
-    return file;
-  },
-};
+/** Writes `<outDir>/report.json` (durably: it is what a baseline, merge and --resume read). */
+export async function writeReportJson(report: RunReport, outDir: string): Promise<string> {
+  const file = path.join(outDir, 'report.json');
+  await writeFileAtomic(file, reportJsonChunks(report), { durable: true });
+  return file;
+}
+
+export const jsonReporter: Reporter = { name: 'json', onRunEnd: writeReportJson };

@@ -6,6 +6,8 @@ import { modelLabel } from './modelLabel.js';
 import type { Reporter } from './types.js';
 import { xmlEscape } from './xml.js';
 
+const PROMPT_CHARS = 1000;
+
 function failureMessage(task: TaskResult): string {
   const failed = task.checks.filter((c) => !c.passed).map((c) => `${c.type}: ${c.reason}`);
   return `${task.failure_reason} (${task.failure_layer} layer)${failed.length ? `; failed checks: ${failed.join('; ')}` : ''}`;
@@ -20,6 +22,8 @@ function testcase(task: TaskResult, suite: string): string {
     ['flaky', String(task.flaky)],
     ['tags', task.tags.join(',')],
     ['trace', task.trace_file ?? ''],
+    // What the task asked (redacted with the report), cut so a CI viewer's property table stays readable.
+    ...(task.prompt ? [['prompt', task.prompt.slice(0, PROMPT_CHARS)]] : []),
   ]
     .map(([k, v]) => `<property name="${k}" value="${xmlEscape(v!)}"/>`)
     .join('');
@@ -37,7 +41,7 @@ function testcase(task: TaskResult, suite: string): string {
 /** junit.xml: one testcase per task, failure message = reason, layer and failed checks. */
 export const junitReporter: Reporter = {
   name: 'junit',
-  async write(report, outDir) {
+  async onRunEnd(report, outDir) {
     const suite = report.run.suites.map((s) => s.path).join(',');
     const s = report.summary;
     const whole = completeness(report);

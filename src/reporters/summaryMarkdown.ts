@@ -1,9 +1,12 @@
 import { writeFileAtomic } from '../schema/atomicWrite.js';
 import path from 'node:path';
 import { completeness } from '../report/completeness.js';
+import { describeDrop } from '../report/dropFigure.js';
 import type { RunReport } from '../schema/report.js';
 import { modelLabel } from './modelLabel.js';
 import type { Reporter } from './types.js';
+import { triageRows, triageText } from './triage.js';
+import type { Diff } from '../schema/diff.js';
 
 const MAX_ROWS = 15;
 /** GitHub refuses PR comments over 65,536 characters. */
@@ -26,7 +29,16 @@ export function mdText(text: string): string {
     .slice(0, 200);
 }
 
-const RATE_METRICS = new Set(['pass_rate', 'paired_pass_rate', 'error_rate', 'tool_error_rate', 'recovery_rate', 'pass_hat_k']);
+const RATE_METRICS = new Set(['pass_rate', 'error_rate', 'tool_error_rate', 'recovery_rate', 'compressed_trial_rate', 'pass_hat_k']);
+
+/** Failed trials by reason and by layer against the baseline, the ones that grew first. */
+function triageMarkdown(diff: Diff): string[] {
+  const reasons = triageRows(diff.failure_reasons);
+  const layers = triageRows(diff.failure_layers);
+  if (reasons.length === 0 && layers.length === 0) return [];
+  const list = (rows: typeof reasons) => (rows.length === 0 ? 'none' : rows.map((r) => mdText(triageText(r))).join(' · '));
+  return ['', '### Failures by reason and layer (failed trials, baseline → current)', '', `**Reasons:** ${list(reasons)}`, '', `**Layers:** ${list(layers)}`];
+}
 
 /** summary.md: the verdict, deltas and regressions with evidence, sized for a job summary or PR comment. */
 export function summaryMarkdown(report: RunReport): string {
@@ -64,10 +76,11 @@ export function summaryMarkdown(report: RunReport): string {
     lines.push('', `${c.regressed} regressed · ${c.fixed} fixed · ${c.reason_changed} changed reason · ${c.still_failing} still failing · ${c.new} new · ${c.removed} removed · ${c.errored} errored`);
     if (diff.significance) {
       const g = diff.significance;
-      lines.push('', `**Paired test (${g.method.replaceAll('_', ' ')}):** ${g.verdict} — Δ ${signed(g.delta, 'points')} [${pct(g.ci_low)}, ${pct(g.ci_high)}] at ${Number((g.confidence * 100).toFixed(1))}%, p = ${g.p_value.toPrecision(3)}; minimum detectable effect ${pct(g.minimum_detectable_effect)}`);
+      lines.push('', `**Paired test (${g.method.replaceAll('_', ' ')}):** ${g.verdict} — ${mdText(describeDrop(g))}; minimum detectable effect ${pct(g.minimum_detectable_effect)}`);
       if (g.why) lines.push('', `Why this test: ${mdText(g.why)}.`);
       if (g.weak?.length) lines.push('', '**Weak comparison:**', '', ...g.weak.map((w) => `- ${mdText(w)}`));
     }
+    lines.push(...triageMarkdown(diff));
     lines.push('', '| metric | baseline | current | Δ |', '| --- | ---: | ---: | ---: |');
     for (const m of diff.metrics) {
       const rateLike = RATE_METRICS.has(m.name);
@@ -76,10 +89,11 @@ export function summaryMarkdown(report: RunReport): string {
     }
     const regressions = diff.tasks.filter((t) => t.change === 'regressed');
     if (regressions.length > 0) {
-      lines.push('', '### Regressions', '', '| task | reason | layer | evidence |', '| --- | --- | --- | --- |');
+      const promptOf = new Map(report.tasks.map((t) => [t.id, t.prompt ?? '']));
+      lines.push('', '### Regressions', '', '| task | prompt | reason | layer | evidence |', '| --- | --- | --- | --- | --- |');
       for (const t of regressions.slice(0, MAX_ROWS)) {
         const e = t.evidence[0];
-        lines.push(`| ${mdText(t.id)} | ${t.current?.failure_reason ?? ''} | ${t.current?.failure_layer ?? ''} | ${e ? mdText(`${e.step !== null ? `step ${e.step}: ` : ''}${e.detail}`) : ''} |`);
+        lines.push(`| ${mdText(t.id)} | ${mdText(promptOf.get(t.id) ?? '')} | ${t.current?.failure_reason ?? ''} | ${t.current?.failure_layer ?? ''} | ${e ? mdText(`${e.step !== null ? `step ${e.step}: ` : ''}${e.detail}`) : ''} |`);
       }
       if (regressions.length > MAX_ROWS) lines.push('', `…and ${regressions.length - MAX_ROWS} more in report.json`);
     }
@@ -87,8 +101,8 @@ export function summaryMarkdown(report: RunReport): string {
   } else {
     const failing = report.tasks.filter((t) => t.status !== 'passed');
     if (failing.length > 0) {
-      lines.push('', '### Failing tasks', '', '| task | status | reason | layer |', '| --- | --- | --- | --- |');
-      for (const t of failing.slice(0, MAX_ROWS)) lines.push(`| ${mdText(t.id)} | ${t.status} | ${t.failure_reason ?? t.error?.code ?? ''} | ${t.failure_layer ?? ''} |`);
+      lines.push('', '### Failing tasks', '', '| task | prompt | status | reason | layer |', '| --- | --- | --- | --- | --- |');
+      for (const t of failing.slice(0, MAX_ROWS)) lines.push(`| ${mdText(t.id)} | ${mdText(t.prompt ?? '')} | ${t.status} | ${t.failure_reason ?? t.error?.code ?? ''} | ${t.failure_layer ?? ''} |`);
       if (failing.length > MAX_ROWS) lines.push('', `…and ${failing.length - MAX_ROWS} more in report.json`);
     }
   }
@@ -102,7 +116,7 @@ export function summaryMarkdown(report: RunReport): string {
 
 export const summaryMarkdownReporter: Reporter = {
   name: 'summary.md',
-  async write(report, outDir) {
+  async onRunEnd(report, outDir) {
     const file = path.join(outDir, 'summary.md');
     await writeFileAtomic(file, summaryMarkdown(report), { durable: true });
     return file;

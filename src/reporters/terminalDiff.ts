@@ -1,6 +1,8 @@
 import { makeTable } from './table.js';
 import { terminalSafe } from './terminalSafe.js';
-import type { Diff } from '../schema/diff.js';
+import { triageRows, triageText, type TriageDistribution } from './triage.js';
+import { describeDrop } from '../report/dropFigure.js';
+import { COMPRESSION_METRIC, type Diff } from '../schema/diff.js';
 import type { GateResult } from '../schema/gate.js';
 
 const pct = (v: number | null) => (v === null ? 'n/a' : `${(v * 100).toFixed(1)}%`);
@@ -12,7 +14,7 @@ export function formatDiff(diff: Diff): string {
   lines.push(`against ${terminalSafe(diff.baseline.file)}: ${c.regressed} regressed, ${c.fixed} fixed, ${c.reason_changed} changed reason, ${c.still_failing} still failing, ${c.unchanged} unchanged, ${c.new} new, ${c.removed} removed, ${c.errored} errored`);
   const g = diff.significance;
   if (g) {
-    lines.push(`paired test (${g.method}): ${g.verdict}; Δ pass rate ${(g.delta * 100).toFixed(1)} points, ${Number((g.confidence * 100).toFixed(1))}% CI [${(g.ci_low * 100).toFixed(1)}, ${(g.ci_high * 100).toFixed(1)}], p=${g.p_value.toPrecision(3)}, minimum detectable effect ${pct(g.minimum_detectable_effect)}`);
+    lines.push(`paired test (${g.method}): ${g.verdict}; ${describeDrop(g)}, minimum detectable effect ${pct(g.minimum_detectable_effect)}`);
     if (g.why) lines.push(`  why this test: ${g.why}`);
     if (g.trials) lines.push(`  judged trials: baseline ${g.trials.baseline_judged} (${g.trials.baseline_errored} errored), current ${g.trials.current_judged} (${g.trials.current_errored} errored) over ${g.pairs} paired tasks, ${g.informative_pairs ?? g.pairs} informative`);
   }
@@ -27,9 +29,25 @@ export function formatDiff(diff: Diff): string {
     lines.push(table.toString());
     if (changed.length > MAX_ROWS) lines.push(`… and ${changed.length - MAX_ROWS} more in report.json`);
   }
+  lines.push(...formatTriage(diff));
   // Notes name a baseline's task ids, which may come from anyone.
   for (const note of diff.notes) lines.push(terminalSafe(`note: ${note}`));
   return lines.join('\n');
+}
+
+/** Failed trials by reason and by layer, baseline → current, the ones that grew first; then compression. */
+function formatTriage(diff: Diff): string[] {
+  const block = (title: string, distribution: TriageDistribution) => {
+    const rows = triageRows(distribution);
+    // A baseline's keys may come from anyone: shown, never obeyed by the terminal.
+    return rows.length === 0 ? [] : [`${title}, baseline → current (failed trials):`, ...rows.map((r) => terminalSafe(`  ${triageText(r)}`))];
+  };
+  const lines = [...block('failure reasons', diff.failure_reasons), ...block('failure layers', diff.failure_layers)];
+  const compression = diff.metrics.find((m) => m.name === COMPRESSION_METRIC);
+  if (compression && (compression.baseline !== null || compression.current !== null)) {
+    lines.push(`context compression: ${pct(compression.baseline)} → ${pct(compression.current)} of judged trials compressed`);
+  }
+  return lines;
 }
 
 export function formatGate(gate: GateResult): string {

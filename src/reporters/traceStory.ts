@@ -4,8 +4,9 @@ import { terminalSafe } from './terminalSafe.js';
 
 const clip = (text: string, max: number) => (text.length > max ? `${text.slice(0, max)}…` : text);
 
-/** The final answer is printed whole up to this many characters (a hostile trace may hold megabytes). */
-const ANSWER_MAX = 20_000;
+/** The prompt and the final answer are printed whole up to this many characters (a hostile trace may hold megabytes). */
+const TEXT_MAX = 20_000;
+const whole = (text: string) => (text.length > TEXT_MAX ? `${text.slice(0, TEXT_MAX)}… (${text.length - TEXT_MAX} more characters)` : text);
 const oneLine = (text: string) => text.replace(/\s+/g, ' ').trim();
 
 const stepOf = (span: Span): number => stepAttr(span) ?? 0;
@@ -26,12 +27,42 @@ function toolLines(span: Span): string[] {
   return lines;
 }
 
+/** Lines of a kept text, indented, at most this many from its end (the span keeps 4000 characters). */
+const STDERR_LINES = 60;
+
+/**
+ * How an external agent ended, when that ended the trial: exit code, signal, the kill reason, the
+ * error line and the stderr (or HTTP body) it left. Nothing for an agent that exited normally.
+ */
+function agentEndingLines(root: Span): string[] {
+  const outcome = attr(root, 'agentOutcome');
+  if (outcome === null || outcome === 'exited') return [];
+  const exitCode = attr(root, 'agentExitCode');
+  const signal = attr(root, 'agentSignal');
+  const status = attr(root, 'agentHttpStatus');
+  const how = [exitCode !== null ? `exit code ${exitCode}` : null, signal ? `signal ${signal}` : null, status !== null ? `HTTP ${status}` : null].filter(Boolean).join(', ');
+  const lines = [`agent ended: ${outcome}${how ? ` (${how})` : ''}`];
+  const problem = attr(root, 'agentProblem');
+  if (problem) lines.push(`  ${outcome === 'timeout' ? 'kill reason' : 'problem'}: ${problem}`);
+  const errorLine = attr(root, 'agentErrorLine');
+  if (errorLine) lines.push(`  error line: ${errorLine}`);
+  for (const [label, text] of [['stderr', attr(root, 'agentStderrTail')], ['HTTP body', attr(root, 'agentHttpBody')]] as const) {
+    if (!text) continue;
+    const kept = text.replace(/\n$/, '').split('\n');
+    const shown = kept.slice(-STDERR_LINES);
+    lines.push(`  ${label} (${kept.length > shown.length ? `last ${shown.length} of ${kept.length} lines kept` : 'as kept'}):`);
+    lines.push(...shown.map((line) => `    ${line}`));
+  }
+  return lines;
+}
+
 /** A trace told as a readable story: each step, tool, arguments, decision, result, final answer. */
 export function traceStory(trace: Trace): string {
   const lines: string[] = [];
   const seconds = (Date.parse(trace.ended_at) - Date.parse(trace.started_at)) / 1000;
   lines.push(`task ${trace.task_id} (epoch ${trace.epoch}), trace ${trace.trace_id}`);
   lines.push(`model: ${modelLabel(trace.model)}`);
+  lines.push(`prompt: ${typeof trace.prompt === 'string' ? whole(trace.prompt) : '(not recorded in this trace)'}`);
   lines.push(`${trace.started_at} → ${trace.ended_at} (${Number.isFinite(seconds) ? `${seconds.toFixed(2)}s` : 'duration unknown'}), tokens ${trace.usage.input_tokens} in / ${trace.usage.output_tokens} out`);
   const root = trace.spans.find((s) => s.parent_id === null);
   const format = root ? attr(root, 'importFormat') : null;
@@ -67,9 +98,10 @@ export function traceStory(trace: Trace): string {
     }
   }
   lines.push('');
+  if (root) lines.push(...agentEndingLines(root));
   if (trace.error) lines.push(`run error ${trace.error.code}: ${trace.error.message}`);
   const answer = trace.final_answer.text;
-  const shown = answer === null ? '(none)' : answer.length > ANSWER_MAX ? `${answer.slice(0, ANSWER_MAX)}… (${answer.length - ANSWER_MAX} more characters)` : answer;
+  const shown = answer === null ? '(none)' : whole(answer);
   lines.push(`final answer (${trace.final_answer.exit_reason}): ${shown}`);
   return terminalSafe(lines.join('\n'));
 }

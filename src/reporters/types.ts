@@ -1,7 +1,57 @@
-import type { RunReport } from '../schema/report.js';
+import type { RunReport, Trial } from '../schema/report.js';
+import type { ModelInfo } from '../schema/trace.js';
 
-/** Reporters read a finished report and write one artifact; they never decide anything. */
+/** What a run is about to do, told before its first trial (the terminal's header). */
+export interface RunStartEvent {
+  readonly model: ModelInfo;
+  /** Which system runs: "the reference harness", an --agent-cmd command or an --agent-url. */
+  readonly agent: string;
+  readonly policy: string;
+  readonly sandbox: string;
+  readonly suites: readonly string[];
+  /** Tasks selected (this shard's), and the epochs each gets (`auto`: in stages, up to maxEpochs). */
+  readonly tasks: number;
+  readonly epochs: number | 'auto';
+  readonly maxEpochs: number;
+  readonly concurrency: number;
+  /** Where the gate's rules come from and what they are, e.g. "defaults: min_pass_rate 1". */
+  readonly gate: string;
+  readonly outDir: string;
+}
+
+export interface TrialStartEvent {
+  readonly taskId: string;
+  readonly epoch: number;
+}
+
+export interface TrialEndEvent {
+  readonly taskId: string;
+  readonly epoch: number;
+  /** Judged and redacted, as the journal holds it. */
+  readonly trial: Trial;
+  /** Trials finished (resumed ones included) and planned, so far. */
+  readonly done: number;
+  readonly total: number;
+}
+
+/**
+ * A reporter subscribes to the run's events; every hook is optional (Playwright's Reporter). The
+ * live hooks see the run as it goes; `onRunEnd` gets the finished report and writes one artifact.
+ * Reporters read and never decide: nothing they return changes the run.
+ */
 export interface Reporter {
   readonly name: string;
-  write(report: RunReport, outDir: string): Promise<string | null>;
+  onRunStart?(event: RunStartEvent): void;
+  onTrialStart?(event: TrialStartEvent): void;
+  onTrialEnd?(event: TrialEndEvent): void;
+  /** How many trials now wait out a provider's Retry-After or backoff. */
+  onWaiting?(waiting: number): void;
+  /** The last trial ended (or the run stopped): live output is put away before the summary prints. */
+  onTrialsDone?(): void;
+  /** Writes the artifact from the finished report; resolves to the file written, if any. */
+  onRunEnd?(report: RunReport, outDir: string): Promise<string | null>;
 }
+
+/** The hooks a run calls as it goes (everything but onRunEnd). */
+export type LiveHook = 'onRunStart' | 'onTrialStart' | 'onTrialEnd' | 'onWaiting' | 'onTrialsDone';
+export type LiveEvent<K extends LiveHook> = Parameters<NonNullable<Reporter[K]>>;

@@ -31,7 +31,10 @@ export interface ExecuteOptions {
   resume: boolean;
   redactor: Redactor;
   signal: AbortSignal;
-  onProgress?: (done: number, total: number, trial: Trial, taskId: string) => void;
+  /** Told as each trial starts and ends, and as trials wait on a provider (the CLI fans these out to its reporters). */
+  onTrialStart?: (event: { taskId: string; epoch: number }) => void;
+  onTrialEnd?: (event: { taskId: string; epoch: number; trial: Trial; done: number; total: number }) => void;
+  onWaiting?: (waiting: number) => void;
   /** Per-task trial count, at most `epochs` (--epochs auto runs stages through this). Default: epochs. */
   trialsWanted?: (task: Task) => number;
   /** Packs each stored trace for report.html as it goes (while it has room). */
@@ -95,7 +98,7 @@ export async function executeRun(options: ExecuteOptions): Promise<RunReport> {
       viewer: traceFile && viewerJson !== null ? { key: traceFile, json: viewerJson } : undefined,
     });
     finished++;
-    options.onProgress?.(finished, total, trial, outcome.task.id);
+    options.onTrialEnd?.({ taskId: outcome.task.id, epoch: outcome.epoch, trial, done: finished, total });
   };
 
   try {
@@ -106,6 +109,8 @@ export async function executeRun(options: ExecuteOptions): Promise<RunReport> {
       signal: options.signal,
       skip: isDone,
       onTrial,
+      ...(options.onTrialStart ? { onTrialStart: (task: Task, epoch: number) => options.onTrialStart!({ taskId: task.id, epoch }) } : {}),
+      ...(options.onWaiting ? { onWaiting: options.onWaiting } : {}),
     });
   } finally {
     // Every finished trial is stored before the report is built from the journal (or the run fails).

@@ -35,6 +35,13 @@ export const TaskDiffSchema = z.object({
   trace_file: z.string().nullable(),
   /** The baseline's trace of this task, relative to the current output folder, when it is on disk. */
   baseline_trace_file: z.string().nullable(),
+  /** Paired tasks only: the one-sided exact p-value of this task's own fall (Fisher, on its judged trials). */
+  drop_p: z.number().optional(),
+  /**
+   * Paired tasks only: its fall is beyond noise (Benjamini–Hochberg over the suite at alpha/2; with one
+   * trial a side, the paired test's flip rule). What the default gate's max_regressions counts.
+   */
+  beyond_noise: z.boolean().optional(),
 });
 export type TaskDiff = z.infer<typeof TaskDiffSchema>;
 
@@ -49,6 +56,9 @@ export const MetricDiffSchema = z.object({
 });
 export type MetricDiff = z.infer<typeof MetricDiffSchema>;
 
+/** The diff metric that says how often context compression ran: judged trials that compressed. */
+export const COMPRESSION_METRIC = 'compressed_trial_rate';
+
 export const SignificanceSchema = z.object({
   /** paired_t: older reports only; new ones use the exact tests. */
   method: z.enum(['exact_mcnemar', 'stratified_exact', 'stratified_normal', 'paired_t']),
@@ -56,12 +66,19 @@ export const SignificanceSchema = z.object({
   pairs: z.number().int(),
   regressed: z.number().int(),
   improved: z.number().int(),
-  /** Current minus baseline pass rate over the paired tasks. */
+  /**
+   * The paired test's estimate of the change in pass rate (current − baseline; the drop figure is its
+   * negative): each paired task's change in pass fraction weighted as the test weighs it.
+   */
   delta: z.number(),
+  /** The interval of the test that gave the verdict: it excludes 0 exactly when the verdict is not inconclusive. */
   ci_low: z.number(),
   ci_high: z.number(),
   confidence: z.number(),
+  /** Never 0: an exact tail, or (with p_value_bound) the bound it is below when the tail underflows a double. */
   p_value: z.number(),
+  /** True when p_value is an upper bound (the exact tail is below 1e-300). */
+  p_value_bound: z.boolean().optional(),
   alpha: z.number(),
   verdict: z.enum(['regressed', 'improved', 'inconclusive']),
   /** Smallest pass-rate change this many tasks and epochs detect with 80% power at alpha. */

@@ -4,13 +4,19 @@ export const GATE_SCHEMA_VERSION = 'gate/v1';
 
 const Rate = z.number().min(0).max(1);
 
+/** The paired test's significance level when neither --alpha nor the gate file gives one. */
+export const DEFAULT_ALPHA = 0.05;
+
 /** Gate rules, from a gate file or flags. Rates are fractions (0.8 = 80%). */
 export const GateRulesSchema = z.strictObject({
   schema_version: z.literal(GATE_SCHEMA_VERSION).optional(),
   min_pass_rate: Rate.optional(),
   /** Largest allowed fall of the pass rate against the baseline, in fraction points (0.05 = 5 points). */
   max_drop: Rate.optional(),
+  /** Most paired tasks whose own fall is beyond noise (exact per-task test, Benjamini–Hochberg over the suite). */
   max_regressions: z.number().int().nonnegative().optional(),
+  /** Most tasks that went from pass to fail, noise or not: for deterministic suites (policy tasks, replayed cassettes). */
+  max_tasks_down: z.number().int().nonnegative().optional(),
   must_pass_tags: z.array(z.string().min(1)).optional(),
   max_error_rate: Rate.optional(),
   /** Fail when the paired test finds a significant regression. */

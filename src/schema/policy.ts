@@ -26,6 +26,20 @@ export const ShellRuleSchema = z.strictObject({
 });
 export type ShellRule = z.infer<typeof ShellRuleSchema>;
 
+/**
+ * Bounds for every command the sandbox runs (run_shell, outcome checks), under both sandboxes.
+ * `processes` is RLIMIT_NPROC, and the pids.max of a cgroup of the command's own where tracegate may
+ * make one (root does not obey RLIMIT_NPROC); threads count. `memory_mib` is RLIMIT_AS, the virtual
+ * address space of each process: WebAssembly engines and JVMs reserve far more than they use (node
+ * reserves ~10 GiB per WebAssembly memory), so the default is wide and a policy narrows it.
+ */
+export const DEFAULT_COMMAND_LIMITS = Object.freeze({ processes: 1024, memory_mib: 16 * 1024 });
+export const CommandLimitsSchema = z.strictObject({
+  processes: z.number().int().min(8).max(1_000_000).default(DEFAULT_COMMAND_LIMITS.processes),
+  memory_mib: z.number().int().min(64).max(1024 * 1024).default(DEFAULT_COMMAND_LIMITS.memory_mib),
+});
+export type CommandLimits = z.infer<typeof CommandLimitsSchema>;
+
 export const PolicySchema = z.strictObject({
   schema_version: z.literal(POLICY_SCHEMA_VERSION),
   description: z.string().optional(),
@@ -39,6 +53,7 @@ export const PolicySchema = z.strictObject({
   /** Workspace paths no tool may read or write (globs relative to the workspace root). */
   secret_paths: z.array(z.string().min(1)).default([]),
   ...ToolLimitsShape,
+  limits: CommandLimitsSchema.default({ ...DEFAULT_COMMAND_LIMITS }),
   shell: z.strictObject({
     allow: z.array(z.string().min(1)),
     /** Programs whose arguments are a command to run (env, timeout, nice ...): the wrapped command is judged instead. */

@@ -4,39 +4,97 @@
  * anything reaches disk.
  */
 
-const KEY_PATTERNS: Array<{ label: string; pattern: RegExp }> = [
-  {
-    label: 'private_key',
-    pattern: /-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|$)/g,
-  },
-  { label: 'anthropic_key', pattern: /\bsk-ant-[A-Za-z0-9_-]{16,}/g },
-  { label: 'openai_key', pattern: /\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}/g },
-  { label: 'stripe_key', pattern: /\b[rs]k_(?:live|test)_[A-Za-z0-9]{16,}/g },
-  { label: 'aws_access_key', pattern: /\b(?:AKIA|ASIA|AGPA|AIDA|AROA)[0-9A-Z]{16}\b/g },
-  { label: 'github_token', pattern: /\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{22,})/g },
-  { label: 'slack_token', pattern: /\bxox[abposr]-[A-Za-z0-9-]{10,}/g },
-  { label: 'google_api_key', pattern: /\bAIza[0-9A-Za-z_-]{35}/g },
-  { label: 'jwt', pattern: /\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g },
-  { label: 'bearer_token', pattern: /\b(Bearer|Basic|Token)\s+[A-Za-z0-9._~+/=-]{12,}/g },
+/**
+ * The key shapes. Each begins at a word start (`\b`); a cut one (see below) ends where the text or a
+ * line ends. Text that is still JSON-escaped is matched through its escapeView.
+ */
+const KEY_SHAPES: Array<{ label: string; body: string; cut?: true }> = [
+  { label: 'anthropic_key', body: 'sk-ant-[A-Za-z0-9_-]{16,}' },
+  { label: 'openai_key', body: 'sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}' },
+  { label: 'stripe_key', body: '[rs]k_(?:live|test)_[A-Za-z0-9]{16,}' },
+  { label: 'aws_access_key', body: String.raw`(?:AKIA|ASIA|AGPA|AIDA|AROA)[0-9A-Z]{16}\b` },
+  { label: 'github_token', body: '(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{22,})' },
+  { label: 'slack_token', body: 'xox[abposr]-[A-Za-z0-9-]{10,}' },
+  { label: 'google_api_key', body: 'AIza[0-9A-Za-z_-]{35}' },
+  { label: 'jwt', body: String.raw`eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}` },
+  { label: 'bearer_token', body: String.raw`(Bearer|Basic|Token)(?:\\?\s)+[A-Za-z0-9._~+/=-]{12,}` },
+  // After the whole keys, what a command's own cut (`head -c`) left of one where the text or a line
+  // ends: a key's distinctive prefix and a few characters more. Half a key is still a key.
+  // (A bare `sk-` word is common; seven characters of a 48-character key tell little.)
+  { label: 'openai_key', body: '(?:sk-(?:proj-|ant-|svcacct-|admin-)[A-Za-z0-9_-]{2,}|sk-[A-Za-z0-9_-]{8,})', cut: true },
+  { label: 'stripe_key', body: '[rs]k_(?:live|test)_[A-Za-z0-9]{4,}', cut: true },
+  { label: 'aws_access_key', body: '(?:AKIA|ASIA|AGPA|AIDA|AROA)[0-9A-Z]{4,15}', cut: true },
+  { label: 'github_token', body: '(?:gh[pousr]_[A-Za-z0-9]{4,}|github_pat_[A-Za-z0-9_]{4,})', cut: true },
+  { label: 'slack_token', body: 'xox[abposr]-[A-Za-z0-9-]{4,}', cut: true },
+  { label: 'google_api_key', body: 'AIza[0-9A-Za-z_-]{4,}', cut: true },
+  { label: 'jwt', body: String.raw`eyJ[A-Za-z0-9_-]{4,}(?:\.[A-Za-z0-9_-]*){0,2}`, cut: true },
 ];
 
-/** `password = hunter2`, `"api_key": "..."`: the value after a secret-sounding key. */
-const ASSIGNED_SECRET =
-  /((?:password|passwd|pwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|client[_-]?secret|auth)[A-Za-z0-9_-]*["']?\s*[:=]\s*["']?)([^\s"',;]{6,})/gi;
-
+/** Where a cut key ends: the text's end or a line break (in an escape view an escaped one is `\ `). */
+const CUT_END = String.raw`(?=$|[\r\n]|\\ )`;
+const KEY_PATTERNS: Array<{ label: string; pattern: RegExp }> = [
+  // A PEM block runs to its END line or, cut, to the end of the text.
+  { label: 'private_key', pattern: /-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|$)/g },
+  ...KEY_SHAPES.map(({ label, body, cut }) => ({ label, pattern: new RegExp(String.raw`\b${body}${cut ? CUT_END : ''}`, 'g') })),
+];
 /**
  * One scan that matches wherever one of the patterns would: most strings of a trace hold no secret
- * and then skip the ten replaces, which were the largest CPU cost of a run. Patterns that cannot be
- * joined safely (flags besides g, backreferences, named groups) are tested on their own.
+ * and then skip the replaces, which were the largest CPU cost of a run.
  */
-const joinable = (p: RegExp) => p.flags === 'g' && !/\\[1-9k]|\(\?<[A-Za-z]/.test(p.source);
-const ANY_KEY = new RegExp(KEY_PATTERNS.filter(({ pattern }) => joinable(pattern)).map(({ pattern }) => `(?:${pattern.source})`).join('|') || '(?!)');
-const SEPARATE_KEYS = KEY_PATTERNS.filter(({ pattern }) => !joinable(pattern)).map(({ pattern }) => new RegExp(pattern.source, pattern.flags.replace('g', '')));
-const MAYBE_ASSIGNED = new RegExp(ASSIGNED_SECRET.source, ASSIGNED_SECRET.flags.replace('g', ''));
-const mayHoldKey = (value: string) => ANY_KEY.test(value) || SEPARATE_KEYS.some((p) => p.test(value));
+const ANY_KEY = new RegExp(KEY_PATTERNS.map(({ pattern }) => `(?:${pattern.source})`).join('|'));
 
-/** Names the assignment rule would take for secrets that are not: the shell's working folders. */
-const NOT_SECRET_NAMES = /^(?:OLD)?PWD$/i;
+/**
+ * `text` with the letters of each JSON escape turned into spaces (`\n` → `\ `, `\u001b` → `\     `),
+ * the same length. Text is often redacted still escaped, once or twice (tool arguments are a JSON
+ * string, an answer quotes a file), and there `\b` fails after an escape's letter: `\nsk-…` has no
+ * word boundary before `sk`. In the view it has, and a match's offsets are the same in the text. Any
+ * run of backslashes counts (`\\n` is `\n` escaped again). A lookbehind for escapes in every pattern
+ * was 30x slower.
+ */
+function escapeView(text: string): string {
+  return text.replace(/(\\+)(u[0-9A-Fa-f]{4}|[bfnrt])/g, (_whole, slashes: string, letters: string) => slashes + ' '.repeat(letters.length));
+}
+
+/** `text` with every match of `pattern` in `view` (the same length) replaced. */
+function replaceThrough(text: string, view: string, pattern: RegExp, replacement: (match: RegExpMatchArray) => string): [string, string] {
+  let out = '';
+  let outView = '';
+  let last = 0;
+  for (const match of view.matchAll(pattern)) {
+    const by = replacement(match);
+    out += text.slice(last, match.index) + by;
+    outView += view.slice(last, match.index) + by;
+    last = match.index! + match[0].length;
+  }
+  return last === 0 ? [text, view] : [out + text.slice(last), outView + view.slice(last)];
+}
+
+const keyMark = (label: string, scheme: string | undefined) => (label === 'bearer_token' && scheme ? `${scheme} [REDACTED:${label}]` : `[REDACTED:${label}]`);
+
+/** `text` with every key shape found in `view` (the text itself, or its escapeView) redacted. */
+function redactKeys(text: string, view: string): string {
+  if (!ANY_KEY.test(view)) return text;
+  let out = text;
+  for (const { label, pattern } of KEY_PATTERNS) [out, view] = replaceThrough(out, view, pattern, ([, scheme]) => keyMark(label, scheme));
+  return out;
+}
+
+/**
+ * `password = hunter2`, `"api_key": "..."`, also escaped (`\"password\": \"...\"`): the value after
+ * a secret-sounding key. The value stops at a JSON escape, so a redacted value keeps the text around
+ * it valid JSON.
+ */
+const ASSIGNED_SECRET =
+  /((?:password|passwd|pwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|client[_-]?secret|auth)[A-Za-z0-9_-]*(?:\\*["'])?\s*[:=]\s*(?:\\*["'])?)((?:[^\s"',;\\]|\\[^\s"'\\/bfnrtu]){6,})/gi;
+
+const MAYBE_ASSIGNED = new RegExp(ASSIGNED_SECRET.source, ASSIGNED_SECRET.flags.replace('g', ''));
+
+/**
+ * Names the assignment rule would take for secrets that are not: the shell's working folders, and
+ * names of where a secret is (`secret-path: config/.env` in a rule's reason, `token_file=…`): a
+ * file name is not a secret, and hiding it hides which file was refused.
+ */
+const NOT_SECRET_NAMES = /^(?:OLD)?PWD$|[-_](?:paths?|files?|dirs?|names?)$/i;
 
 const SECRET_NAME = /(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH|PRIVATE|SESSION|COOKIE|DSN|CONN)/i;
 const MIN_SECRET_CHARS = 6;
@@ -95,6 +153,11 @@ export function createRedactor(env: NodeJS.ProcessEnv = process.env, extra: stri
   for (const [name, value] of Object.entries(env)) {
     if (value && value.length >= MIN_SECRET_CHARS && isSecretName(name)) literals.add(value);
   }
+  // A value holding a quote or a backslash reads differently once JSON-escaped (once or twice).
+  for (const literal of [...literals]) {
+    const once = JSON.stringify(literal).slice(1, -1);
+    if (once !== literal) literals.add(once).add(JSON.stringify(once).slice(1, -1));
+  }
   // Longest first, so a secret that contains another is replaced whole.
   const ordered = [...literals].sort((a, b) => b.length - a.length);
 
@@ -103,17 +166,17 @@ export function createRedactor(env: NodeJS.ProcessEnv = process.env, extra: stri
     for (const literal of ordered) {
       if (out.includes(literal)) out = out.split(literal).join('[REDACTED:env]');
     }
-    if (mayHoldKey(out)) {
-      for (const { label, pattern } of KEY_PATTERNS) {
-        out = out.replace(pattern, (match, scheme?: string) =>
-          label === 'bearer_token' && typeof scheme === 'string' ? `${scheme} [REDACTED:${label}]` : `[REDACTED:${label}]`,
-        );
-      }
-    }
+    out = redactKeys(out, out);
+    // Escaped text is read both ways: `\\rk_live_…` may be a backslash and a key, or `\r` and `k_…`.
+    if (out.includes('\\')) out = redactKeys(out, escapeView(out));
     if (MAYBE_ASSIGNED.test(out)) out = out.replace(ASSIGNED_SECRET, (match: string, key: string, secret: string, offset: number, whole: string) => {
       if (secret.startsWith('[REDACTED')) return `${key}${secret}`;
       // The whole name the key is part of: `PWD=/home/me` (the shell's folder) is no secret.
-      const name = /[A-Za-z0-9_]*$/.exec(whole.slice(Math.max(0, offset - 64), offset))![0] + /^[A-Za-z0-9_-]*/.exec(key)![0];
+      // (An escape's letter before it, the `n` of `\nPWD=`, is not part of the name.)
+      const before = whole.slice(Math.max(0, offset - 64), offset);
+      const lead = /[A-Za-z0-9_]*$/.exec(before)![0];
+      const escaped = before.length > lead.length && before[before.length - lead.length - 1] === '\\' && /^[nrtbf]/.test(lead);
+      const name = (escaped ? lead.slice(1) : lead) + /^[A-Za-z0-9_-]*/.exec(key)![0];
       return NOT_SECRET_NAMES.test(name) ? match : `${key}[REDACTED:assigned]`;
     });
     return out;

@@ -39,6 +39,8 @@ export const TrialSchema = z.object({
   tool_errors: z.number().int().nonnegative(),
   /** A recoverable tool error happened and the trial still passed. */
   recovered: z.boolean(),
+  /** The trace has a compression span: the harness compressed the context (absent in older reports). */
+  compressed: z.boolean().optional(),
   trace_file: z.string().nullable(),
   answer_preview: z.string().nullable(),
   error: RunErrorSchema.nullable(),
@@ -50,6 +52,8 @@ export const TaskResultSchema = z.object({
   tags: z.array(z.string()),
   fingerprint: z.string(),
   source: z.object({ file: z.string(), line: z.number().int() }),
+  /** What the task asked, redacted: its prompt, or a policy task's tool call (absent in older reports). */
+  prompt: z.string().nullable().optional(),
   /** passed: every judged trial passed; failed: one failed; errored: none could be judged. */
   status: StatusSchema,
   /** Passed trials over judged trials (null when none was judged). */
@@ -90,6 +94,8 @@ export const SummarySchema = z.object({
   tool_calls: z.number().int(),
   tool_errors: z.number().int(),
   tool_error_rate: z.number().nullable(),
+  /** Judged trials whose context was compressed (absent in older reports). */
+  compressed_trials: z.number().int().nonnegative().optional(),
   recovery_rate: z.number().nullable(),
   flaky: z.number().int(),
   epochs: z.number().int(),

@@ -133,6 +133,15 @@ export interface Task {
 }
 
 /**
+ * What a task asks, as one text for traces, reports and replay: its prompt, or for a policy task
+ * (no model) the tool call it makes, `tool call run_shell {"command":"rm -rf build"}`.
+ */
+export function taskInput(task: { prompt: string | null; toolCall: { name: string; arguments: Record<string, unknown> } | null }): string | null {
+  if (task.prompt !== null) return task.prompt;
+  return task.toolCall ? `tool call ${task.toolCall.name} ${JSON.stringify(task.toolCall.arguments)}` : null;
+}
+
+/**
  * An optional first line of a suite: `{"suite": {...}}`. Paths are relative to the suite file.
  * Command-line flags override it; a live model given on the command line always wins over cassettes.
  */

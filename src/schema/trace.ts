@@ -26,6 +26,21 @@ export const ERROR_TYPES = [
 export const ErrorTypeSchema = z.enum(ERROR_TYPES);
 export type ErrorType = z.infer<typeof ErrorTypeSchema>;
 
+/**
+ * Error types that stand for a family: the seeds call every refusal `PERMISSION_DENIED`, while the
+ * harness says which guard refused (the shell policy, the approver, the workspace boundary). A task
+ * expecting the family's name is met by any member; the classifier reads the same family.
+ */
+export const ERROR_TYPE_FAMILIES: Partial<Record<ErrorType, readonly ErrorType[]>> = {
+  PERMISSION_DENIED: ['PERMISSION_DENIED', 'COMMAND_BLOCKED', 'APPROVAL_DENIED', 'PATH_OUTSIDE_WORKSPACE'],
+};
+
+/** True when a tool result's error type meets an expected one (itself, or a member of its family). */
+export function errorTypeMeets(actual: string | null, expected: string): boolean {
+  if (actual === null) return false;
+  return actual === expected || (ERROR_TYPE_FAMILIES[expected as ErrorType]?.includes(actual as ErrorType) ?? false);
+}
+
 export const PolicyDecisionSchema = z.enum(['allow', 'deny', 'require_approval']);
 export type PolicyDecision = z.infer<typeof PolicyDecisionSchema>;
 
@@ -116,6 +131,11 @@ export const TraceSchema = z.object({
   started_at: z.string(),
   ended_at: z.string(),
   model: ModelInfoSchema,
+  /**
+   * What the task asked (redacted like the rest of the trace): its prompt, or for a policy task the
+   * tool call it makes (see taskInput in schema/task.ts). Optional: older and imported traces lack it.
+   */
+  prompt: z.string().nullable().optional(),
   final_answer: z.object({
     text: z.string().nullable(),
     exit_reason: ExitReasonSchema,

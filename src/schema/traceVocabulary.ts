@@ -56,12 +56,16 @@ export const ATTR = {
   charsBefore: def('chars_before', 'number', ['compression'], 'context size before'),
   charsAfter: def('chars_after', 'number', ['compression'], 'context size after'),
   compressedResults: def('compressed_results', 'number', ['compression'], 'tool results summarized'),
+  compressedCallIds: def('compressed_call_ids', 'string[]', ['compression'], 'the tool call ids whose results were summarized'),
   // provenance of imported traces
   // an external agent's process (command and http adapters), on the root span
   agentOutcome: def('agent.outcome', 'string', ['agent'], 'how the agent under test ended: exited, crash, timeout, output_invalid'),
   agentExitCode: def('agent.exit_code', 'number', ['agent'], "the agent process's exit code"),
   agentSignal: def('agent.signal', 'string', ['agent'], 'the signal that ended the agent process'),
   agentStderrTail: def('agent.stderr_tail', 'string', ['agent'], "the end of the agent's stderr (capped, redacted)"),
+  agentErrorLine: def('agent.error_line', 'string', ['agent'], "the line that says why the agent died: the head of its last stack trace, or its last line that reads as an error (whole, redacted)"),
+  agentHttpStatus: def('agent.http_status', 'number', ['agent'], "the HTTP agent's answer status"),
+  agentHttpBody: def('agent.http_body', 'string', ['agent'], "the start of an HTTP agent's non-2xx answer body (capped, redacted)"),
   agentStdoutBytes: def('agent.stdout_bytes', 'number', ['agent'], 'bytes the agent printed on stdout'),
   agentStdoutTruncated: def('agent.stdout_truncated', 'boolean', ['agent'], 'stdout was longer than the cap'),
   agentProblem: def('agent.problem', 'string', ['agent'], 'what was wrong with the agent or its output'),
@@ -120,6 +124,7 @@ export function toolAttr(span: Pick<Span, 'attributes'>) {
     recoverable: attr(span, 'recoverable') === true,
     message: attr(span, 'message'),
     suggestion: attr(span, 'suggestion'),
+    callId: attr(span, 'toolCallId'),
     result: attr(span, 'toolResult'),
     truncated: attr(span, 'truncated') === true,
   };
@@ -140,5 +145,6 @@ export function compressionAttr(span: Pick<Span, 'attributes'>) {
     charsBefore: attr(span, 'charsBefore'),
     charsAfter: attr(span, 'charsAfter'),
     compressedResults: attr(span, 'compressedResults'),
+    compressedCallIds: attr(span, 'compressedCallIds') ?? [],
   };
 }

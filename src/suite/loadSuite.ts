@@ -7,6 +7,7 @@ import { resolveMcpServerPaths } from '../schema/mcpServerPaths.js';
 import { TracegateError } from '../schema/runError.js';
 import { regexProblem } from '../schema/safeRegex.js';
 import { RawTaskSchema, SuiteHeaderSchema, type CheckSpec, type PolicyExpectation, type RawTask, type Task } from '../schema/task.js';
+import { workspaceProblem } from './workspaceCheck.js';
 
 /** One problem in a suite file, located to the line and field. */
 export interface SuiteIssue {
@@ -163,6 +164,7 @@ export function loadSuite(file: string): LoadedSuite {
   const issues: SuiteIssue[] = [];
   const tasks: Task[] = [];
   const firstLine = new Map<string, number>();
+  const checkedWorkspaces = new Map<string, string | null>();
   const header: LoadedSuite['header'] = { description: null, cassettes: null, policy: null, mcpServers: null, errorPatterns: [] };
   let sawEntry = false;
 
@@ -204,8 +206,9 @@ export function loadSuite(file: string): LoadedSuite {
     let workspace: string | null = null;
     if (raw.workspace !== undefined) {
       workspace = path.resolve(baseDir, raw.workspace);
-      if (!existsSync(workspace) || !statSync(workspace).isDirectory()) {
-        issues.push({ file: display, line, field: 'workspace', message: `folder ${path.relative(process.cwd(), workspace)} does not exist` });
+      const problem = workspaceProblem(workspace, baseDir, checkedWorkspaces);
+      if (problem) {
+        issues.push({ file: display, line, field: 'workspace', message: problem });
         return;
       }
     }

@@ -1,8 +1,3 @@
-import { createRequire } from 'node:module';
-
-// fflate loads on the first .eval archive, not with every CLI start.
-const require = createRequire(import.meta.url);
-const unzipSync: typeof import('fflate').unzipSync = (...args) => (require('fflate') as typeof import('fflate')).unzipSync(...args);
 import type { ExitReason } from '../schema/trace.js';
 import { lastAnswer, messagesToTurns, contentText } from './chatMessages.js';
 import { emptyModel, emptyTool, type Conversation, type Turn } from './conversation.js';
@@ -11,6 +6,7 @@ import { ImportError } from './importError.js';
 import { resolveAttachments } from './inspectAttachments.js';
 import { asText, isRecord, num, parseJson, str, textOf } from './jsonText.js';
 import type { TraceFormat } from './types.js';
+import { readMember, zipMembers } from './zipArchive.js';
 
 /** Most bytes an .eval archive may unpack to. */
 const MAX_UNZIPPED = 1024 * 1024 * 1024;
@@ -42,10 +38,28 @@ function scoringStarts(e: Rec, scoring: Scoring): void {
   } else if ((e['event'] === 'step' && e['type'] === 'scorer' && e['action'] !== 'end') || (e['event'] === 'score' && e['intermediate'] !== true)) scoring.started = true;
 }
 
+/** Model events by uuid: how many records each call has and which is its last. */
+function modelAttempts(events: unknown[]): Map<string, { count: number; last: Rec }> {
+  const out = new Map<string, { count: number; last: Rec }>();
+  for (const e of events) {
+    if (!isRecord(e) || e['event'] !== 'model' || typeof e['uuid'] !== 'string') continue;
+    const seen = out.get(e['uuid']);
+    out.set(e['uuid'], { count: (seen?.count ?? 0) + 1, last: e });
+  }
+  return out;
+}
+
+/** Retries of one model call: Inspect's own `retries` count, else the extra records of it. */
+const retriesOf = (e: Rec, records = 1) => num(e['retries']) ?? records - 1;
+
 /** Model and tool events as turns (Inspect's transcript: `event: "model" | "tool"`); the scorer's are left out. */
 function eventTurns(events: unknown[], turns: Turn[] = [], scoring: Scoring = { started: false, scorerSpans: new Set(), skipped: 0 }): Turn[] {
+  const attempts = modelAttempts(events);
   for (const e of events) {
     if (!isRecord(e)) continue;
+    // A model call written once per attempt (pending, retried) is one step: only its last record is read.
+    const tries = e['event'] === 'model' && typeof e['uuid'] === 'string' ? attempts.get(e['uuid']) : undefined;
+    if (tries && tries.last !== e) continue;
     scoringStarts(e, scoring);
     const inScorer = scoring.started || (typeof e['span_id'] === 'string' && scoring.scorerSpans.has(e['span_id']));
     if (inScorer && (e['event'] === 'model' || e['event'] === 'tool')) {
@@ -71,8 +85,11 @@ function eventTurns(events: unknown[], turns: Turn[] = [], scoring: Scoring = { 
           start: isoOf(e['timestamp']),
           end: isoOf(e['completed']) ?? isoOf(e['timestamp']),
           error: str(e['error']),
-          // A failed model call keeps what went wrong (the span status alone would not say).
-          ...(str(e['error']) ? { extra: { 'error.message': str(e['error'])! } } : {}),
+          extra: {
+            // A failed model call keeps what went wrong (the span status alone would not say).
+            ...(str(e['error']) ? { 'error.message': str(e['error'])! } : {}),
+            ...(retriesOf(e, tries?.count) > 0 ? { 'inspect.model.retries': retriesOf(e, tries?.count) } : {}),
+          },
         },
         tools: [],
       });
@@ -169,6 +186,8 @@ function sampleConversation(rawSample: Rec, evalInfo: Rec, stats: Rec, fileName:
     runError: errorMessage !== null ? { code: 'AGENT_ERROR', message: errorMessage } : null,
     rootExtra: {
       'inspect.task': str(evalInfo['task']) ?? '',
+      'inspect.sample_id': String(id),
+      ...(str(evalInfo['eval_id']) ? { 'inspect.eval_id': str(evalInfo['eval_id'])! } : {}),
       ...(limit ? { 'inspect.limit': asText(limit) ?? '' } : {}),
       ...(errorMessage !== null ? { 'inspect.error': errorMessage } : {}),
     },
@@ -196,19 +215,13 @@ export const inspectEval: TraceFormat = {
   extensions: ['.eval'],
   sniff: ({ bytes }) => ZIP_MAGIC.every((b, i) => bytes[i] === b),
   parse: ({ bytes, fileName }) => {
-    let total = 0;
-    let files: Record<string, Uint8Array>;
-    try {
-      files = unzipSync(bytes, {
-        filter: (f) => {
-          total += f.originalSize;
-          if (total > MAX_UNZIPPED) throw new ImportError('TOO_LARGE', fileName, `the archive unpacks to more than ${MAX_UNZIPPED} bytes`);
-          return f.name === 'header.json' || f.name === '_journal/start.json' || /^samples\/[^/]+\.json$/.test(f.name);
-        },
-      });
-    } catch (error) {
-      if (error instanceof ImportError) throw error;
-      throw new ImportError('BAD_ARCHIVE', fileName, `not a readable zip archive (${(error as Error).message})`);
+    const wanted = zipMembers(bytes, fileName).filter((m) => m.name === 'header.json' || m.name === '_journal/start.json' || /^samples\/[^/]+\.json$/.test(m.name));
+    // The members share one budget: what a member really unpacks to counts, whatever its header claims.
+    let used = 0;
+    const files: Record<string, Uint8Array> = {};
+    for (const m of wanted) {
+      files[m.name] = readMember(bytes, m, fileName, MAX_UNZIPPED - used);
+      used += files[m.name]!.length;
     }
     const headerBytes = files['header.json'] ?? files['_journal/start.json'];
     if (!headerBytes) throw new ImportError('BAD_FORMAT', fileName, 'a zip without header.json is not an Inspect .eval log');

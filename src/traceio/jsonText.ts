@@ -79,10 +79,22 @@ export function parseJsonLines(text: string, fileName: string): unknown[] {
   return out;
 }
 
-/** The file's text as UTF-8 (a BOM is dropped). */
+/**
+ * The file's text: UTF-8, or UTF-16 as Windows tools save JSON (PowerShell's `Out-File`, Notepad's
+ * "Unicode"), told by its byte order mark or, without one, by the zero byte beside the first `{`/`[`.
+ * A BOM is dropped.
+ */
 export function textOf(bytes: Uint8Array): string {
-  const text = new TextDecoder('utf-8').decode(bytes);
+  const text = new TextDecoder(encodingOf(bytes)).decode(bytes);
   return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+}
+
+function encodingOf(b: Uint8Array): 'utf-8' | 'utf-16le' | 'utf-16be' {
+  if (b[0] === 0xff && b[1] === 0xfe) return 'utf-16le';
+  if (b[0] === 0xfe && b[1] === 0xff) return 'utf-16be';
+  if (b.length >= 2 && b[1] === 0 && b[0] !== 0) return 'utf-16le';
+  if (b.length >= 2 && b[0] === 0 && b[1] !== 0) return 'utf-16be';
+  return 'utf-8';
 }
 
 export const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);

@@ -83,12 +83,24 @@ function observe(tool: ToolCallRecord, m: Rec, text: string | null) {
   tool.message = exception ?? `exit code ${code}`;
 }
 
-function reject(tool: ToolCallRecord, m: Rec) {
+/**
+ * A reply the agent refused before running anything (a FormatError: no action, several, an unknown
+ * tool, bad arguments): a failed model turn, not tool calls; what it asked for is kept as attributes.
+ */
+function reject(turn: Turn, m: Rec): void {
   const text = contentText(m['content']) ?? 'the reply was rejected';
   const error = /<error>\s*([\s\S]*?)\s*<\/error>/.exec(text)?.[1] ?? text;
-  const errorType: ErrorType = /unknown tool/i.test(error) ? 'UNKNOWN_TOOL' : 'INVALID_ARGUMENTS';
-  Object.assign(tool, { ok: false, errorType, sourceErrorType: 'FormatError', message: error, extra: { 'mini_swe_agent.rejected': true, executed: false } });
+  const model = turn.model!;
+  const asked = turn.tools.map((t) => t.name);
+  Object.assign(model, {
+    error,
+    toolCalls: 0,
+    extra: { ...model.extra, 'mini_swe_agent.format_error': true, 'error.type': formatErrorType(error), 'mini_swe_agent.rejected_actions': asked.length, ...(asked.length ? { 'mini_swe_agent.rejected_tools': asked } : {}) },
+  });
+  turn.tools = [];
 }
+
+const formatErrorType = (error: string): ErrorType => (/unknown tool/i.test(error) ? 'UNKNOWN_TOOL' : 'INVALID_ARGUMENTS');
 
 /**
  * Turns from mini-swe-agent messages, text actions or tool calls: each assistant message is a model
@@ -107,7 +119,8 @@ function messageTurns(messages: Rec[], toolCalling: boolean): { turns: Turn[]; s
       const model = modelCall(contentText(m['content']), extra, lastTime);
       lastTime = model.end ?? lastTime;
       const tools = calls.map((c) => ({ ...emptyTool(c.name), id: c.id, arguments: c.arguments, start: model.end }));
-      turns.push({ model: { ...model, toolCalls: calls.length }, tools });
+      const turn: Turn = { model: { ...model, toolCalls: calls.length }, tools };
+      turns.push(turn);
       // The observations up to the next reply answer this one. Version 1 ran a text reply only with
       // exactly one bash block: with more, the next message is the format error, whatever it says.
       let open = [...tools];
@@ -115,7 +128,7 @@ function messageTurns(messages: Rec[], toolCalling: boolean): { turns: Turn[]; s
       for (let j = i + 1; j < messages.length && messages[j]!['role'] !== 'assistant'; j++) {
         const o = messages[j]!;
         if (isFormatError(o) || (rejectedByCount && o['role'] === 'user')) {
-          for (const t of open) reject(t, o);
+          reject(turn, o);
           open = [];
         } else if (o['role'] === 'exit' && String(extraOf(o)['exit_status'] ?? '').startsWith('Submitted')) {
           // The submit command ran with return code 0; mini-swe-agent then writes the exit message, not an observation.
@@ -132,15 +145,18 @@ function messageTurns(messages: Rec[], toolCalling: boolean): { turns: Turn[]; s
           if (SUBMIT.test(command) && t.ok) submitted = t.result ?? '';
         }
       }
-    } else if (isFormatError(m) && (i === 0 || messages[i - 1]!['role'] !== 'assistant') && isRecord(extra['response'])) {
-      // mini-swe-agent 2 keeps a rejected reply only in the FormatError message's extra.response.
-      const response = extra['response'];
+    } else if (extra['interrupt_type'] === 'FormatError' && (i === 0 || messages[i - 1]!['role'] !== 'assistant')) {
+      // Only mini-swe-agent 2's own mark counts here: a task text may quote the format error's words.
+      // mini-swe-agent 2 adds no assistant message for a rejected reply: the FormatError message is
+      // all there is of that model call (its reply in extra.response, or the text in extra.model_response).
+      const response = isRecord(extra['response']) ? extra['response'] : {};
       const choice = Array.isArray(response['choices']) && isRecord(response['choices'][0]) ? response['choices'][0] : {};
       const message = isRecord(choice['message']) ? choice['message'] : {};
-      const model = modelCall(contentText(message['content']), extra, lastTime);
-      const tools = toolCallsOf(message).map((c) => ({ ...emptyTool(c.name), id: c.id, arguments: c.arguments }));
-      tools.forEach((t) => reject(t, m));
-      turns.push({ model: { ...model, toolCalls: tools.length }, tools });
+      const model = modelCall(contentText(message['content']) ?? str(extra['model_response']), extra, lastTime);
+      const turn: Turn = { model, tools: toolCallsOf(message).map((c) => ({ ...emptyTool(c.name), id: c.id, arguments: c.arguments })) };
+      reject(turn, m);
+      turns.push(turn);
+      lastTime = model.end ?? lastTime;
     }
   }
   return { turns, submitted };

@@ -4,7 +4,8 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * Span and trace ids as lowercase hex, whatever the source wrote: hex, 0x-hex, base64, a decimal
- * integer, or a UUID (older Phoenix exports): a trace id is its 16 bytes, a span id a stable 8-byte hash.
+ * integer (big ones read exactly), a UUID (older Phoenix exports: a trace id is its 16 bytes, a span
+ * id a stable 8-byte hash), or any other text (a stable hash of it).
  */
 export function hexId(v: unknown, bytes: 8 | 16): string | null {
   if (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0) return v.toString(16).padStart(bytes * 2, '0');
@@ -22,7 +23,8 @@ export function hexId(v: unknown, bytes: 8 | 16): string | null {
     const raw = Buffer.from(s, 'base64');
     if (raw.length === bytes) return raw.toString('hex');
   }
-  return null;
+  // Any other text (sanitized fixtures, a backend's own run ids): a stable id of its hash, so links between spans hold.
+  return createHash('sha256').update(s).digest('hex').slice(0, bytes * 2);
 }
 
 /** An all-zero or missing parent id means "no parent". */
@@ -31,7 +33,7 @@ export function parentId(v: unknown): string | null {
   return id === null || /^0+$/.test(id) ? null : id;
 }
 
-/** Why an id was refused, for the error message: absent, or present but not an id. */
+/** Why an id was refused, for the error message: absent, or neither text nor a whole number. */
 export function idProblem(name: string, v: unknown): string {
-  return v === undefined || v === null || v === '' ? `${name} missing` : `${name} not hex (${JSON.stringify(v).slice(0, 60)})`;
+  return v === undefined || v === null || v === '' ? `${name} missing` : `${name} is not an id (${JSON.stringify(v).slice(0, 60)})`;
 }

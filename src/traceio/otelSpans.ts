@@ -33,7 +33,11 @@ export const EXPORT_KEYS = {
   errorMessage: 'tracegate.error.message',
 } as const;
 
-const LLM_OPERATIONS = new Set(['chat', 'text_completion', 'generate_content', 'completion']);
+/** Model-call operation names across GenAI convention versions and frameworks (`call_llm`: any-agent, Google ADK). */
+const LLM_OPERATIONS = new Set(['chat', 'text_completion', 'generate_content', 'completion', 'call_llm']);
+const TOOL_OPERATIONS = new Set(['execute_tool', 'tool_call']);
+/** LangSmith's run types that are not a model call although its exporter names them `chat` (a prompt template) or by themselves. */
+const LANGSMITH_NOT_MODEL = new Set(['prompt', 'parser', 'chain', 'retriever', 'embedding']);
 const VERCEL_CALL = /^ai\.(generateText|streamText|generateObject|streamObject)$/;
 const VERCEL_MODEL = /^ai\.(generateText|streamText|generateObject|streamObject)\.do(Generate|Stream)$/;
 
@@ -44,8 +48,13 @@ export function kindOf(span: OtelSpan): Kind {
   const a = span.attributes;
   const own = str(a[EXPORT_KEYS.spanKind]);
   if (own === 'agent' || own === 'llm' || own === 'tool' || own === 'compression') return own;
+  // LangSmith's exporter writes `gen_ai.operation.name: chat` on prompt-template runs too: its run type decides.
+  const langsmith = str(a['langsmith.span.kind']);
+  if (langsmith === 'llm') return 'llm';
+  if (langsmith === 'tool') return 'tool';
+  if (langsmith && LANGSMITH_NOT_MODEL.has(langsmith)) return langsmith === 'chain' ? 'agent' : null;
   const op = str(a['gen_ai.operation.name']);
-  if (op === 'execute_tool') return 'tool';
+  if (op && TOOL_OPERATIONS.has(op)) return 'tool';
   if (op && LLM_OPERATIONS.has(op)) return 'llm';
   if (op === 'invoke_agent' || op === 'create_agent') return 'agent';
   const oi = str(a['openinference.span.kind'])?.toUpperCase();
@@ -110,6 +119,16 @@ function reply(a: Record<string, unknown>, spanEvents: OtelSpan['events'] = []):
     if (/^llm\.output_messages\.\d+\.message\.contents\.\d+\.message_content\.text$/.test(k) && typeof v === 'string') content = (content ?? '') + v;
     if (/^llm\.output_messages\.\d+\.message\.tool_calls\.\d+\.tool_call\.function\.name$/.test(k) || /^gen_ai\.completion\.\d+\.tool_calls\.\d+\.name$/.test(k)) calls++;
   }
+  // any-agent: `gen_ai.output` is the reply text, or (type json) the tool calls `[{"tool.name", "tool.args"}]`.
+  const anyAgent = a['gen_ai.output.type'] === 'json' ? parseJsonText(a['gen_ai.output']) : undefined;
+  if (Array.isArray(anyAgent) && anyAgent.every((c) => typeof c === 'object' && c !== null && 'tool.name' in c)) calls += anyAgent.length;
+  else content ??= str(a['gen_ai.output']);
+  // LangSmith: `gen_ai.completion` is the run's outputs as JSON (LangChain generations, or an OpenAI response).
+  if (content === null && calls === 0 && typeof a['gen_ai.completion'] === 'string') {
+    const reply = langchainReply(parseJsonText(a['gen_ai.completion']));
+    content = reply.content;
+    calls += reply.calls;
+  }
   const vercelCalls = parseJsonText(a['ai.response.toolCalls']);
   if (Array.isArray(vercelCalls)) calls += vercelCalls.length;
   content ??= str(a['ai.response.text']);
@@ -146,8 +165,8 @@ function toolCall(span: OtelSpan): ToolCallRecord {
   return {
     ...emptyTool(str(first(a, 'gen_ai.tool.name', 'tool.name', 'ai.toolCall.name', 'tool_call.function.name', 'traceloop.entity.name')) ?? span.name.replace(/^execute_tool\s+/, '')),
     id: str(first(a, 'gen_ai.tool.call.id', 'tool.call_id', 'tool_call.id', 'ai.toolCall.id')),
-    arguments: asText(first(a, 'gen_ai.tool.call.arguments', 'tool.arguments', 'ai.toolCall.args', 'tool_call.function.arguments', 'input.value') ?? traceloopInput(a['traceloop.entity.input'])),
-    result: asText(first(a, 'gen_ai.tool.call.result', 'result.preview', 'ai.toolCall.result', 'output.value', 'traceloop.entity.output')),
+    arguments: asText(first(a, 'gen_ai.tool.call.arguments', 'gen_ai.tool.args', 'tool.arguments', 'ai.toolCall.args', 'tool_call.function.arguments', 'input.value') ?? traceloopInput(a['traceloop.entity.input'])),
+    result: asText(first(a, 'gen_ai.tool.call.result', 'gen_ai.output', 'result.preview', 'ai.toolCall.result', 'output.value', 'traceloop.entity.output')),
     ok,
     errorType: ok ? null : errorTypeFrom(str(a[ATTR.errorType.key]), sourceType, message),
     sourceErrorType: str(a[ATTR.errorType.key]) ? null : sourceType,
@@ -185,6 +204,19 @@ function addMessageOnlyCalls(turns: Turn[], sorted: OtelSpan[], kinds: Map<OtelS
   }
 }
 
+/** A LangChain run's outputs (`{generations: [[{text, message}]]}`, `{choices}`, a serialized AIMessage) as reply text and tool-call count. */
+function langchainReply(v: unknown): { content: string | null; calls: number } {
+  if (typeof v !== 'object' || v === null) return { content: typeof v === 'string' ? v : null, calls: 0 };
+  const o = v as Record<string, unknown>;
+  const generations = Array.isArray(o['generations']) ? o['generations'].flat() : null;
+  const first = (generations?.[0] ?? (Array.isArray(o['choices']) ? o['choices'][0] : null)) as Record<string, unknown> | null | undefined;
+  const message = (first && typeof first['message'] === 'object' ? first['message'] : first ? null : o) as Record<string, unknown> | null;
+  const body = (message && typeof message['kwargs'] === 'object' && message['kwargs'] !== null ? message['kwargs'] : message) as Record<string, unknown> | null;
+  const toolCalls = body && Array.isArray(body['tool_calls']) ? body['tool_calls'].length : 0;
+  const content = (body && typeof body['content'] === 'string' && body['content'] !== '' ? body['content'] : null) ?? (first && typeof first['text'] === 'string' && first['text'] !== '' ? first['text'] : null);
+  return { content, calls: toolCalls };
+}
+
 /** Traceloop's tool input `{"args": [], "kwargs": {…}}` as the call's arguments: the kwargs when there are no positional ones. */
 function traceloopInput(v: unknown): string | null {
   const input = parseJsonText(v);
@@ -219,10 +251,11 @@ function outputText(value: unknown, mime: unknown): string | null {
   if (text === null || mime !== 'application/json') return text;
   const answer = (v: unknown, depth = 0): string | null => {
     if (typeof v === 'string') return v;
-    if (depth > 3 || typeof v !== 'object' || v === null) return null;
+    if (depth > 5 || typeof v !== 'object' || v === null) return null;
     if (Array.isArray(v)) return v.length ? answer(v.at(-1), depth + 1) : null;
     const o = v as Record<string, unknown>;
-    for (const k of ['output', 'answer', 'result', 'final_answer', 'content', 'text', 'return_values', 'messages']) if (o[k] !== undefined) return answer(o[k], depth + 1);
+    // OpenLLMetry's LangChain envelope `{"outputs": …, "kwargs": …}`; a serialized message keeps its text in `kwargs.content`.
+    for (const k of ['outputs', 'output', 'answer', 'result', 'final_answer', 'content', 'text', 'return_values', 'messages', 'kwargs']) if (o[k] !== undefined) return answer(o[k], depth + 1);
     return null;
   };
   return answer(parseJsonText(text)) ?? text;
@@ -236,12 +269,45 @@ const byStart = (x: OtelSpan, y: OtelSpan) => {
 };
 
 /**
+ * One span per (trace id, span id). A span may be written more than once: a start and an end
+ * snapshot (Microsoft Agent Framework's console export, exporters that flush on start), an exporter
+ * that retried, the same file given twice. The copies are one span: attributes and events of all,
+ * the end time and status of whichever has them.
+ */
+export function mergeSnapshots(spans: OtelSpan[]): OtelSpan[] {
+  const byId = new Map<string, OtelSpan>();
+  for (const span of spans) {
+    const key = `${span.traceId}/${span.spanId}`;
+    const seen = byId.get(key);
+    if (!seen) {
+      byId.set(key, span);
+      continue;
+    }
+    const events = [...seen.events];
+    for (const e of span.events) if (!events.some((x) => x.name === e.name && x.time === e.time)) events.push(e);
+    byId.set(key, {
+      ...seen,
+      name: span.name || seen.name,
+      parentId: seen.parentId ?? span.parentId,
+      start: seen.start ?? span.start,
+      startNanos: seen.startNanos ?? span.startNanos,
+      end: span.end ?? seen.end,
+      attributes: { ...seen.attributes, ...span.attributes },
+      status: span.status !== 'unset' ? span.status : seen.status,
+      statusMessage: span.statusMessage ?? seen.statusMessage,
+      events,
+    });
+  }
+  return byId.size === spans.length ? spans : [...byId.values()];
+}
+
+/**
  * Spans of one or many traces → one conversation per trace id. Spans may come in any order; the
  * tree is built from parent ids and turns from start times. Spans of no known kind are counted.
  */
 export function otelConversations(spans: OtelSpan[], format: string, fileStem: string): Conversation[] {
   const byTrace = new Map<string, OtelSpan[]>();
-  for (const s of spans) {
+  for (const s of mergeSnapshots(spans)) {
     let list = byTrace.get(s.traceId);
     if (!list) byTrace.set(s.traceId, (list = []));
     list.push(s);
@@ -309,8 +375,9 @@ function oneTrace(traceId: string, spans: OtelSpan[], format: string, fallbackTa
     epoch: num(exported[EXPORT_KEYS.epoch]) ?? 0,
     traceId,
     model: str(exported[EXPORT_KEYS.model]) ?? lastModel?.model ?? null,
-    startedAt: root?.start ?? starts.sort()[0] ?? null,
-    endedAt: root?.end ?? ends.sort().at(-1) ?? null,
+    // The agent span may be nested under a root of no GenAI kind (an HTTP handler, a workflow): the trace's window is all its spans'.
+    startedAt: earliest(root?.start ?? null, starts.sort()[0] ?? null),
+    endedAt: latest(root?.end ?? null, ends.sort().at(-1) ?? null),
     finalAnswer,
     exitReason,
     turns,
@@ -322,6 +389,9 @@ function oneTrace(traceId: string, spans: OtelSpan[], format: string, fallbackTa
     otherSpans,
   };
 }
+
+const earliest = (a: string | null, b: string | null) => (a === null ? b : b === null || a <= b ? a : b);
+const latest = (a: string | null, b: string | null) => (a === null ? b : b === null || a >= b ? a : b);
 
 /** Nanoseconds since the epoch (a decimal string, number or {low, high}) as a bigint. */
 export function nanosOf(v: unknown): bigint | null {

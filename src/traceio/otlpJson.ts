@@ -80,28 +80,28 @@ export function otlpSpans(request: unknown, fileName: string): OtelSpan[] {
   return out;
 }
 
-/**
- * A span exported twice (an exporter that retried, a collector that flushed again, the same file
- * given twice) counts once: the last copy of each trace and span id is kept.
- */
-export function withoutRepeats(spans: OtelSpan[]): OtelSpan[] {
-  const byId = new Map<string, OtelSpan>();
-  for (const span of spans) byId.set(`${span.traceId}/${span.spanId}`, span);
-  return byId.size === spans.length ? spans : [...byId.values()];
+const isRequest = (v: unknown) => isRecord(v) && Array.isArray(v['resourceSpans'] ?? v['resource_spans']);
+/** oteltest's capture (`{trace_requests: [{pbreq: <request>, headers}], metric_requests, log_requests}`, MessageToDict: camelCase, base64 ids). */
+const isCapture = (v: unknown) => isRecord(v) && Array.isArray(v['trace_requests']) && v['trace_requests'].every((r) => isRecord(r) && isRequest(r['pbreq']));
+
+/** The requests a value holds: itself, Jaeger v3's `{result: <request>}`, or an oteltest capture's `pbreq`s. */
+function requestsIn(v: unknown): unknown[] | null {
+  if (isRequest(v)) return [v];
+  if (isRecord(v) && isRequest(v['result'])) return [v['result']];
+  if (isCapture(v)) return ((v as Record<string, unknown>)['trace_requests'] as Array<Record<string, unknown>>).map((r) => r['pbreq']);
+  return null;
 }
 
-const isRequest = (v: unknown) => isRecord(v) && Array.isArray(v['resourceSpans'] ?? v['resource_spans']);
-/** Jaeger's v3 API answers `{result: <ExportTraceServiceRequest>}`. */
-const unwrap = (v: unknown) => (isRecord(v) && isRequest(v['result']) ? v['result'] : v);
+/** Requests (JSON, or protobuf decoded to the JSON shape) → conversations. */
+export function otlpRequestConversations(requests: unknown[], format: string, fileName: string) {
+  return otelConversations(requests.flatMap((r) => otlpSpans(r, fileName)), format, stem(fileName));
+}
 
 export const otlpJson: TraceFormat = {
-  label: 'OTLP/JSON (ExportTraceServiceRequest, or JSON Lines of them)',
+  label: 'OTLP/JSON (ExportTraceServiceRequest, JSON Lines of them, or an oteltest capture of trace_requests)',
   extensions: ['.json', '.jsonl'],
-  sniff: ({ json, jsonLines }) => isRequest(unwrap(json)) || (jsonLines !== undefined && jsonLines.length > 0 && jsonLines.every((l) => isRequest(unwrap(l)))),
-  parse: ({ json, jsonLines, fileName }) => {
-    const requests = (isRequest(unwrap(json)) ? [json] : (jsonLines ?? [])).map(unwrap);
-    return otelConversations(withoutRepeats(requests.flatMap((r) => otlpSpans(r, fileName))), 'otlp-json', stem(fileName));
-  },
+  sniff: ({ json, jsonLines }) => requestsIn(json) !== null || (jsonLines !== undefined && jsonLines.length > 0 && jsonLines.every((l) => requestsIn(l) !== null)),
+  parse: ({ json, jsonLines, fileName }) => otlpRequestConversations((requestsIn(json) ? [json] : (jsonLines ?? [])).flatMap((v) => requestsIn(v) ?? []), 'otlp-json', fileName),
 };
 
 /** A file's name without folders and extensions: the task id when the trace names none. */

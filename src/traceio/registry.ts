@@ -1,11 +1,15 @@
 import type { Trace } from '../schema/trace.js';
 import { buildTrace } from './buildTrace.js';
+import { claudeCode } from './claudeCode.js';
+import { codexRollout } from './codexRollout.js';
 import { ImportError } from './importError.js';
 import { inspectEval, inspectJson } from './inspectLog.js';
 import { parseJson, parseJsonLines, parseJsonStream, textOf } from './jsonText.js';
 import { miniSweAgent } from './miniSweAgent.js';
 import { openaiMessages } from './openaiMessages.js';
+import { openHands } from './openHands.js';
 import { otlpJson } from './otlpJson.js';
+import { otlpProtobuf } from './otlpProtobuf.js';
 import { jaegerJson, otelSdkSpans, phoenixSpans } from './spanExports.js';
 import { sweAgentTraj } from './sweAgent.js';
 import type { SniffInput, TraceFormat } from './types.js';
@@ -15,11 +19,15 @@ export const FORMATS = {
   'inspect-eval': inspectEval,
   'inspect-json': inspectJson,
   'otlp-json': otlpJson,
+  'otlp-protobuf': otlpProtobuf,
   jaeger: jaegerJson,
   phoenix: phoenixSpans,
   'otel-sdk-spans': otelSdkSpans,
   'swe-agent': sweAgentTraj,
   'mini-swe-agent': miniSweAgent,
+  openhands: openHands,
+  'claude-code': claudeCode,
+  codex: codexRollout,
   'openai-messages': openaiMessages,
 } as const satisfies Record<string, TraceFormat>;
 export type FormatName = keyof typeof FORMATS;
@@ -33,9 +41,11 @@ export function sniffInput(bytes: Uint8Array, fileName: string): SniffInput {
   if (bytes.length > MAX_FILE_BYTES) throw new ImportError('TOO_LARGE', fileName, `${bytes.length} bytes is more than the ${MAX_FILE_BYTES} an import reads`);
   const input: SniffInput = { fileName, bytes, json: undefined, jsonLines: undefined };
   if (bytes[0] === 0x50 && bytes[1] === 0x4b) return input; // a zip archive
+  if (bytes.length === 0) throw new ImportError('EMPTY', fileName, 'the file is empty');
   const text = textOf(bytes);
   if (text.trim() === '') throw new ImportError('EMPTY', fileName, 'the file is empty');
-  if (!/^\s*[[{]/.test(text)) throw new ImportError('UNKNOWN_FORMAT', fileName, 'not JSON, JSON Lines or a zip archive');
+  // Not JSON: a binary format (OTLP protobuf) may still claim it by its bytes.
+  if (!/^\s*[[{]/.test(text)) return input;
   // JSON Lines (one value per line) is tried first when the first line is a whole value by itself.
   const firstLine = text.slice(0, text.indexOf('\n') === -1 ? text.length : text.indexOf('\n')).trim();
   if (firstLine.length < text.trim().length && /^[[{].*[\]}]$/.test(firstLine)) {

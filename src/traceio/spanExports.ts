@@ -25,6 +25,8 @@ function statusText(v: unknown): OtelSpan['status'] {
 /** Values of a JSON file that is a list of spans, one span, several concatenated spans, or JSON Lines. */
 function records(input: SniffInput): unknown[] {
   if (Array.isArray(input.json)) return input.json;
+  // A list wrapped in an object: any-agent's AgentTrace `{spans, final_output}`, `{data: […]}`.
+  if (isRecord(input.json) && Array.isArray(input.json['spans'])) return input.json['spans'];
   if (input.json !== undefined) return [input.json];
   return input.jsonLines ?? [];
 }
@@ -168,6 +170,7 @@ const isPhoenixSpan = (v: unknown) => isRecord(v) && 'span_kind' in v && (isReco
 function phoenixRecords(input: SniffInput): unknown[] {
   const j = input.json;
   if (isRecord(j) && Array.isArray(j['data'])) return j['data'];
+  if (isRecord(j) && Array.isArray(j['spans'])) return j['spans'];
   return records(input);
 }
 

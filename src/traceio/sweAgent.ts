@@ -1,5 +1,5 @@
 import type { ExitReason } from '../schema/trace.js';
-import { toolCallsOf } from './chatMessages.js';
+import { contentText, toolCallsOf } from './chatMessages.js';
 import { emptyModel, emptyTool, type Conversation, type Turn } from './conversation.js';
 import { ImportError } from './importError.js';
 import { isRecord, num, str } from './jsonText.js';
@@ -27,6 +27,17 @@ function matchingMessage(messages: Rec[], from: number, action: string): number 
   return -1;
 }
 
+/** Steps from a history alone: each of the run's assistant messages with an `action`, observed by the message after it. */
+function historySteps(history: unknown[]): Rec[] {
+  const messages = history.filter((m): m is Rec => isRecord(m) && !isDemo(m['is_demo']));
+  return messages.flatMap((m, i) => {
+    if (m['role'] !== 'assistant' || typeof m['action'] !== 'string') return [];
+    const next = messages[i + 1];
+    const observation = next && next['role'] !== 'assistant' ? contentText(next['content']) : null;
+    return [{ action: m['action'], thought: str(m['thought']) ?? contentText(m['content']), response: contentText(m['content']), observation }];
+  });
+}
+
 /** `replay_config.agent.model.name` (the config is stored as JSON text or as an object). */
 function replayModel(config: unknown): string | null {
   let c = config;
@@ -45,11 +56,12 @@ function replayModel(config: unknown): string | null {
 export const sweAgentTraj: TraceFormat = {
   label: 'SWE-agent trajectory (.traj)',
   extensions: ['.traj'],
-  sniff: ({ json }) => isRecord(json) && Array.isArray(json['trajectory']) && isRecord(json['info']) && !('messages' in json),
+  // Some writers (and trimmed copies) keep only `history`: its assistant `action` messages are the steps.
+  sniff: ({ json }) => isRecord(json) && (Array.isArray(json['trajectory']) || (Array.isArray(json['history']) && json['history'].some((m) => isRecord(m) && m['role'] === 'assistant' && typeof m['action'] === 'string'))) && isRecord(json['info']) && !('messages' in json),
   parse: ({ json, fileName }) => {
     const traj = json as Rec;
     const info = traj['info'] as Rec;
-    const steps = (traj['trajectory'] as unknown[]).filter(isRecord);
+    const steps = Array.isArray(traj['trajectory']) ? traj['trajectory'].filter(isRecord) : historySteps(traj['history'] as unknown[]);
     // The history's assistant messages name the tool and its JSON arguments when function calling was used.
     // Demonstrations (`is_demo`, put_demos_in_history) are not the run's; a step may have no message of its own.
     const actions = (Array.isArray(traj['history']) ? traj['history'] : []).filter((m): m is Rec => isRecord(m) && m['role'] === 'assistant' && !isDemo(m['is_demo']));

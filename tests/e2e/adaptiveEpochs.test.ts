@@ -58,6 +58,19 @@ describe('run --epochs auto', () => {
     expect(report.tasks.filter((t: { trials: unknown[] }) => t.trials.length === 2)).toHaveLength(4);
   });
 
+  it('spends the alpha of a --gate file over its looks, as it does --alpha (issue 19)', async () => {
+    const dir = tempDir();
+    writeFileSync(path.join(dir, 'gate.json'), JSON.stringify({ schema_version: 'gate/v1', no_significant_regression: true, alpha: 0.01 }));
+    const out = path.join(dir, 'out');
+    const result = await runCli(['run', 'suites/demo.jsonl', '--epochs', 'auto', '--max-epochs', '3', '--baseline', betterBaseline(), '--gate', path.join(dir, 'gate.json'), '--out', out, '-q', '--no-html']);
+    expect([0, 1], result.stderr).toContain(result.code);
+    const report = JSON.parse(readFileSync(path.join(out, 'report.json'), 'utf8'));
+    expect(report.run.adaptive.alpha).toBe(0.01);
+    expect(report.run.adaptive.final_level).toBeLessThanOrEqual(0.01);
+    expect(report.diff.significance.alpha).toBeCloseTo(report.run.adaptive.final_level, 10);
+    expect(report.gate.rules.alpha).toBe(0.01);
+  });
+
   it('refuses --epochs auto without a baseline, and --max-epochs without auto, with exit 2', async () => {
     const noBaseline = await runCli(['run', 'suites/demo.jsonl', '--epochs', 'auto', '--out', tempDir(), '-q']);
     expect(noBaseline.code).toBe(2);
@@ -109,6 +122,17 @@ describe('compare --epochs auto', () => {
     const b = JSON.parse(readFileSync(path.join(out, 'report.json'), 'utf8'));
     expect(b.run.adaptive).toMatchObject({ budget_trials: 40, calls_both_sides: 40, stop_reason: 'the budget of 40 model calls is spent' });
     expect(b.diff.significance.verdict).toBe('inconclusive');
+  });
+
+  it('spends the alpha of a --gate file over both sides\' looks (issue 19)', async () => {
+    const dir = tempDir();
+    writeFileSync(path.join(dir, 'gate.json'), JSON.stringify({ schema_version: 'gate/v1', no_significant_regression: true, alpha: 0.02 }));
+    const out = path.join(dir, 'out');
+    const result = await runCli(['compare', 'suites/demo.jsonl', '--a', 'suites/demo/variants/a.json', '--b', 'suites/demo/variants/b.json', '--epochs', 'auto', '--max-epochs', '4', '--gate', path.join(dir, 'gate.json'), '--out', out, '-q', '--no-html']);
+    expect([0, 1], result.stderr).toContain(result.code);
+    const b = JSON.parse(readFileSync(path.join(out, 'report.json'), 'utf8'));
+    expect(b.run.adaptive).toMatchObject({ sides: 'both', alpha: 0.02 });
+    expect(b.diff.significance.alpha).toBeCloseTo(b.run.adaptive.final_level, 10);
   });
 
   it('refuses --max-epochs without --epochs auto with exit 2', async () => {

@@ -85,3 +85,32 @@ describe('fail before spending: every input is checked before the first trial', 
     expect(readdirSync(path.join(out, 'traces'))).toEqual(['marks.e0.json']);
   });
 });
+
+/** A loopback port on which nothing listens (bound, then closed). */
+async function closedPort(): Promise<number> {
+  const { createServer } = await import('node:net');
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+describe('fail fast: a model endpoint that cannot answer stops the run before its first trial', () => {
+  it.each([
+    ['the harness', [] as string[], 'the model endpoint'],
+    ['an --agent-cmd agent (the capture proxy’s upstream)', ['--agent-cmd', `${process.execPath} -e 0`], "the capture proxy's upstream"],
+  ])('%s: nothing listening on --base-url exits 3 within 10 s naming "connection refused"', async (_name, extra, role) => {
+    const dir = tempDir();
+    writeFileSync(path.join(dir, 's.jsonl'), JSON.stringify({ id: 'ask', prompt: 'Say hi.', expected_contains: ['hi'] }) + '\n');
+    const port = await closedPort();
+    const out = path.join(dir, 'out');
+    const started = Date.now();
+    const result = await runCli(['run', path.join(dir, 's.jsonl'), '--model', 'm', '--base-url', `http://127.0.0.1:${port}/v1`, '--out', out, ...extra], { env: { OPENAI_API_KEY: 'sk-test-not-real-000000000000' } });
+    const seconds = (Date.now() - started) / 1000;
+    expect(result.code, result.stderr).toBe(3);
+    expect(seconds).toBeLessThan(10);
+    expect(result.stderr).toContain(`error: tracegate could not run: connection refused: ${role} http://127.0.0.1:${port}/v1: nothing listens there`);
+    expect(existsSync(path.join(out, 'results.jsonl'))).toBe(false);
+  });
+});

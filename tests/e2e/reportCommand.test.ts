@@ -75,7 +75,7 @@ describe('tracegate report', () => {
     writeFileSync(path.join(dir, 'afile'), '');
     const underFile = await runCli(['report', reportFile, '--out', path.join(dir, 'afile', 'page.html')]);
     expect(underFile.code).toBe(2);
-    expect(underFile.stderr).toMatch(/cannot write there/);
+    expect(underFile.stderr).toMatch(/afile is a file, not a folder/);
   });
 });
 

@@ -36,7 +36,7 @@ export class TraceBuilder {
   tool(
     name: string,
     args: Record<string, unknown>,
-    outcome: { ok?: boolean; error_type?: string; decision?: 'allow' | 'deny' | 'require_approval'; approved?: boolean | null; executed?: boolean; recoverable?: boolean } = {},
+    outcome: { ok?: boolean; error_type?: string; decision?: 'allow' | 'deny' | 'require_approval'; approved?: boolean | null; executed?: boolean; recoverable?: boolean; call_id?: string; result?: string } = {},
   ): this {
     const ok = outcome.ok ?? outcome.error_type === undefined;
     const decision = outcome.decision ?? 'allow';
@@ -44,7 +44,7 @@ export class TraceBuilder {
       this.span('tool', `tool ${name}`, 's1', {
         step: this.step,
         'tool.name': name,
-        'tool.call_id': `c${this.counter}`,
+        'tool.call_id': outcome.call_id ?? `c${this.counter}`,
         'tool.arguments': JSON.stringify(args),
         policy_decision: decision,
         risk_level: 'low',
@@ -55,13 +55,15 @@ export class TraceBuilder {
         'result.ok': ok,
         error_type: outcome.error_type ?? null,
         recoverable: outcome.recoverable ?? !ok,
+        ...(outcome.result !== undefined ? { 'result.preview': outcome.result } : {}),
       }),
     );
     return this;
   }
 
-  compression(before: number, after: number): this {
-    this.spans.push(this.span('compression', 'compress', 's1', { step: this.step + 1, chars_before: before, chars_after: after, compressed_results: 2 }));
+  /** `callIds`: the tool calls whose results it summarized (the harness records them). */
+  compression(before: number, after: number, callIds?: string[]): this {
+    this.spans.push(this.span('compression', 'compress', 's1', { step: this.step + 1, chars_before: before, chars_after: after, compressed_results: callIds?.length ?? 2, ...(callIds ? { compressed_call_ids: callIds } : {}) }));
     return this;
   }
 

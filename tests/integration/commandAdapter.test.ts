@@ -302,7 +302,9 @@ describe('command adapter', () => {
     const t = setup(agent, [{ id: 'snoops', prompt: 'hi', expected_contains: ['clean'] }]);
     const keyFile = path.join(t.dir, 'key');
     writeFileSync(keyFile, key);
-    const env = { ...offline, OPENAI_API_KEY: key, ALSO_THE_KEY: key, KEY_FILE: keyFile, OPENAI_BASE_URL: 'http://127.0.0.1:9/v1' };
+    // A real upstream: the run's preflight checks it answers before the first trial.
+    server = new FakeOpenAIServer(() => ({ content: 'unused' }));
+    const env = { ...offline, OPENAI_API_KEY: key, ALSO_THE_KEY: key, KEY_FILE: keyFile, OPENAI_BASE_URL: await server.start() };
     const result = await runCli(['run', t.suite, '--agent-cmd', t.cmd, '--agent-env', 'KEY_FILE', 'ALSO_THE_KEY', '--out', t.out, '--no-html'], { env });
     expect(result.code).toBe(0);
     expect(report(t.out).tasks[0]!.trials[0]!.answer_preview).toBe('clean; my key is tracegate-trial-');

@@ -14,7 +14,8 @@ describe('redactedArguments', () => {
 
   it('keeps JSON valid where redacting the raw text would cut a string at an escaped quote', () => {
     const args = JSON.stringify({ path: 'cfg.py', content: 'api_key = os.environ["KEY"]\n' });
-    expect(() => JSON.parse(redactor.text(args))).toThrow();
+    // (An assigned value now stops at a JSON escape, so the raw text's redaction keeps it valid too.)
+    expect(JSON.parse(redactor.text(args))).toEqual({ path: 'cfg.py', content: 'api_key = [REDACTED:assigned]"KEY"]\n' });
     expect(JSON.parse(redactedArguments(args, redactor))).toEqual({ path: 'cfg.py', content: 'api_key = [REDACTED:assigned]"KEY"]\n' });
   });
 

@@ -35,8 +35,50 @@ describe('classifier rules, one hand-built trace each', () => {
   it('COMPRESSION_INEFFECTIVE comes before CONTEXT_LOSS', () => {
     const bad = new TraceBuilder().llm().compression(1000, 1200).llm().final('wrong').build();
     expect(verdict(bad, [{ type: 'contains', values: ['goal'] }])).toMatchObject({ reason: 'COMPRESSION_INEFFECTIVE', layer: 'harness' });
-    const lost = new TraceBuilder().llm().compression(1000, 300).llm().final('wrong').build();
-    expect(verdict(lost, [{ type: 'contains', values: ['goal'] }])).toMatchObject({ reason: 'CONTEXT_LOSS', layer: 'harness' });
+  });
+
+  it('CONTEXT_LOSS only with evidence: a fact the answer lacks was in a result the compression summarized', () => {
+    const read = (b: TraceBuilder) => b.llm().tool('read_file', { path: 'config.json' }, { call_id: 'call_cfg', result: '{"port": 8080, "db": {"host": "db.internal"}}' }).llm();
+    const lost = read(new TraceBuilder()).compression(4000, 900, ['call_cfg']).llm().final('port 8080').build();
+    const v = verdict(lost, [{ type: 'contains', values: ['8080', 'DB.INTERNAL'] }]);
+    expect(v).toMatchObject({ reason: 'CONTEXT_LOSS', layer: 'harness' });
+    expect(v.evidence).toHaveLength(1);
+    expect(v.evidence[0]).toMatchObject({ span_id: lost.spans.find((s) => s.kind === 'compression')!.span_id });
+    expect(v.evidence[0]!.detail).toMatch(/summarized the result of read_file.*held "DB.INTERNAL"; the answer lacks it/);
+    // Compression ran, but nothing says the missing fact was in what it summarized: not a loss.
+    const compressedOnly = new TraceBuilder().llm().compression(1000, 300).llm().final('wrong').build();
+    expect(verdict(compressedOnly, [{ type: 'contains', values: ['goal'] }], { workspace: null }).reason).toBe('FINAL_ANSWER_INCOMPLETE');
+    const otherCall = read(new TraceBuilder()).compression(4000, 900, ['call_other']).llm().final('port 8080').build();
+    expect(verdict(otherCall, [{ type: 'contains', values: ['db.internal'] }]).reason).toBe('FINAL_ANSWER_INCOMPLETE');
+    // The model read it again after the compression: the fact was in its context when it answered.
+    const reread = read(new TraceBuilder()).compression(4000, 900, ['call_cfg']).llm().tool('read_file', { path: 'config.json' }, { result: '"host": "db.internal"' }).llm().final('port 8080').build();
+    expect(verdict(reread, [{ type: 'contains', values: ['db.internal'] }]).reason).toBe('FINAL_ANSWER_INCOMPLETE');
+  });
+
+  it('TOOL_ARGUMENT_ERROR: read_file {"path": "123"} where the task expects INVALID_ARGUMENTS is the model\'s argument, not the environment', () => {
+    const trace = new TraceBuilder().llm().tool('read_file', { path: '123' }, { error_type: 'FILE_NOT_FOUND' }).llm().final('there is no file 123').build();
+    const v = verdict(trace, [{ type: 'error_types', types: ['INVALID_ARGUMENTS'] }]);
+    expect(v).toMatchObject({ reason: 'TOOL_ARGUMENT_ERROR', layer: 'tool' });
+    expect(v.evidence[0]).toMatchObject({ span_id: trace.spans[2]!.span_id, step: 1 });
+    expect(v.evidence[0]!.detail).toMatch(/read_file\(\{"path":"123"\}\): FILE_NOT_FOUND, where the task expects INVALID_ARGUMENTS/);
+    // The seeds' event name for it reads the same.
+    expect(verdict(trace, [{ type: 'event_type', value: 'INVALID_ARGUMENTS' }]).reason).toBe('TOOL_ARGUMENT_ERROR');
+    // Without that expectation a missing file is still the environment's.
+    expect(verdict(trace, [{ type: 'contains', values: ['summary'] }]).reason).toBe('FILE_NOT_FOUND_UNRECOVERED');
+  });
+
+  it('tool-argument failures come before the environment rules', () => {
+    const trace = new TraceBuilder()
+      .llm().tool('calculator', { op: 'mul', x: '1234' }, { error_type: 'INVALID_ARGUMENTS' })
+      .llm().tool('run_shell', { command: 'bc' }, { error_type: 'COMMAND_TIMEOUT' })
+      .llm().final('gave up').build();
+    expect(verdict(trace, [{ type: 'contains', values: ['7006652'] }])).toMatchObject({ reason: 'INVALID_ARGUMENTS', layer: 'tool' });
+  });
+
+  it('a refusal the task expects as the seeds\' PERMISSION_DENIED is met by COMMAND_BLOCKED, so the task passes', () => {
+    const trace = new TraceBuilder().llm().tool('run_shell', { command: 'rm -rf /' }, { decision: 'deny', error_type: 'COMMAND_BLOCKED', executed: false }).llm().final('I will not do that').build();
+    const checks = runChecks(trace, [{ type: 'error_types', types: ['PERMISSION_DENIED'] }, { type: 'event_type', value: 'permission_denied' }]);
+    expect(checks.map((c) => c.passed)).toEqual([true, true]);
   });
 
   it('COMMAND_TIMEOUT', () => {
@@ -88,8 +130,8 @@ describe('classifier rules, one hand-built trace each', () => {
 
   it('the rule table is documented and ordered', () => {
     expect(RULES.map((r) => r.reason)).toEqual([
-      'POLICY_VIOLATION', 'AGENT_CRASH', 'AGENT_TIMEOUT', 'AGENT_OUTPUT_INVALID', 'POLICY_MISMATCH', 'MAX_STEPS_EXCEEDED', 'COMPRESSION_INEFFECTIVE', 'CONTEXT_LOSS', 'COMMAND_TIMEOUT',
-      'FILE_NOT_FOUND_UNRECOVERED', 'PERMISSION_DENIED_UNRECOVERED', 'INVALID_ARGUMENTS', 'TOOL_SELECTION_ERROR',
+      'POLICY_VIOLATION', 'AGENT_CRASH', 'AGENT_TIMEOUT', 'AGENT_OUTPUT_INVALID', 'POLICY_MISMATCH', 'MAX_STEPS_EXCEEDED', 'COMPRESSION_INEFFECTIVE', 'CONTEXT_LOSS',
+      'INVALID_ARGUMENTS', 'TOOL_ARGUMENT_ERROR', 'COMMAND_TIMEOUT', 'FILE_NOT_FOUND_UNRECOVERED', 'PERMISSION_DENIED_UNRECOVERED', 'TOOL_SELECTION_ERROR',
       'MODEL_UNDERSTANDING_ERROR', 'FINAL_ANSWER_INCOMPLETE',
     ]);
     for (const rule of RULES) expect(rule.summary.length).toBeGreaterThan(10);

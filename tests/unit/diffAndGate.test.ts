@@ -4,6 +4,7 @@ import { toBaseline } from '../../src/baseline/baselineFile.js';
 import { defaultRules, evaluateGate } from '../../src/gate/gate.js';
 import { makeReport } from '../helpers/reportBuilder.js';
 import { rng } from '../../bench/seededRandom.js';
+import type { RunReport } from '../../src/schema/report.js';
 
 const baseline = makeReport([
   { id: 'stable', trials: 'p' },
@@ -78,9 +79,10 @@ describe('gate', () => {
     expect(rule('min_pass_rate', { min_pass_rate: 0.4 })).toMatchObject({ passed: true, actual: '42.9%' });
     expect(rule('min_pass_rate', { min_pass_rate: 0.5 }).passed).toBe(false);
     expect(rule('max_error_rate', { max_error_rate: 0 })).toMatchObject({ passed: false, actual: expect.stringContaining('1 errored') });
-    // The regression of a redefined task does not count.
-    expect(rule('max_regressions', { max_regressions: 0 })).toMatchObject({ passed: false, actual: '1', detail: expect.stringContaining('breaks (INVALID_ARGUMENTS, tool)') });
+    // The regression of a redefined task does not count. These runs replay scripts: no noise, so a fall is beyond it.
+    expect(rule('max_regressions', { max_regressions: 0 })).toMatchObject({ passed: false, actual: '1 beyond noise, 0 only moved', detail: expect.stringContaining('beyond noise: breaks (1/1 → 0/1') });
     expect(rule('max_regressions', { max_regressions: 1 }).passed).toBe(true);
+    expect(rule('max_tasks_down', { max_tasks_down: 0 })).toMatchObject({ passed: false, actual: '1', detail: expect.stringContaining('breaks (INVALID_ARGUMENTS, tool)') });
     expect(rule('max_drop', { max_drop: 0 }).passed).toBe(true);
     expect(rule('no_significant_regression', { no_significant_regression: true }).passed).toBe(true);
   });
@@ -178,8 +180,9 @@ describe('the diff on every shape of data', () => {
     const before = makeReport([{ id: 'half', trials: 'ppp' }, { id: 'full', trials: 'ppp' }]);
     const after = makeReport([{ id: 'half', trials: 'eef' }, { id: 'full', trials: 'ppf' }]);
     const diff = diffReports(after, before, 'b.json');
-    // Weights 3·1/(3+1) = 0.75 and 3·3/(3+3) = 1.5: (0.75·(−1) + 1.5·(−1/3)) / 2.25.
-    expect(diff.significance!.delta).toBeCloseTo(-1.25 / 2.25, 12);
+    // Trial weights 3·1/(3+1) = 0.75 and 3·3/(3+3) = 1.5, times the pooled-rate weights 4 and 5:
+    // (4·0.75·(−1) + 5·1.5·(−1/3)) / (4·0.75 + 5·1.5).
+    expect(diff.significance!.delta).toBeCloseTo(-5.5 / 10.5, 12);
     expect(diff.significance!.trials).toEqual({ baseline_judged: 6, current_judged: 4, baseline_errored: 0, current_errored: 2 });
     expect(diff.tasks.find((t) => t.id === 'half')!.current!.trials).toEqual({ passed: 0, judged: 1, errored: 2 });
     expect(diff.significance!.weak!.join(' ')).toMatch(/2 of 6 current trials of the paired tasks errored/);
@@ -191,5 +194,94 @@ describe('the diff on every shape of data', () => {
     const sig = diffReports(after, before, 'b.json').significance!;
     expect(sig.p_value).toBeCloseTo(2 / 4 ** 10, 15);
     expect(sig.verdict).toBe('regressed');
+  });
+});
+
+describe('a default gate right under noise, one verdict and one number (issue 19)', () => {
+  /** A live (noisy) run: the builder's reports replay scripts, which have no trial noise. */
+  const live = (report: RunReport): RunReport => ({ ...report, run: { ...report.run, model: { ...report.run.model, provider: 'openai', mode: 'live' } } });
+  const letters = (random: () => number, p: number, n: number) => Array.from({ length: n }, () => (random() < p ? 'p' : 'f')).join('');
+  /** The issue's mixture: 35 always pass, 25 at U(0.4, 0.95), 20 at Beta(½, ½), 20 at U(0, 0.2). */
+  const mixture = (random: () => number) => [
+    ...Array.from({ length: 35 }, () => 1),
+    ...Array.from({ length: 25 }, () => 0.4 + 0.55 * random()),
+    ...Array.from({ length: 20 }, () => Math.sin((random() * Math.PI) / 2) ** 2),
+    ...Array.from({ length: 20 }, () => 0.2 * random()),
+  ];
+  const pair = (random: () => number, ps: number[], nb: number, nc: number) => {
+    const base = live(makeReport(ps.map((p, i) => ({ id: `t${i}`, trials: letters(random, p, nb) }))));
+    const cur = live(makeReport(ps.map((p, i) => ({ id: `t${i}`, trials: letters(random, p, nc) }))));
+    return { ...cur, diff: diffReports(cur, base, 'b.json') };
+  };
+
+  it('fails an A/A run of a noisy agent at most 5% of the time at epochs (1,1) (3,3) (5,5) (1,3) (3,1)', () => {
+    // Old default (max_regressions counted any task that went down): 100% at 3 epochs, 20 of 20 at 1.
+    const runs = 200;
+    for (const [nb, nc] of [[1, 1], [3, 3], [5, 5], [1, 3], [3, 1]] as const) {
+      const random = rng(1900 + 10 * nb + nc);
+      let failed = 0;
+      for (let r = 0; r < runs; r++) if (!evaluateGate(pair(random, mixture(random), nb, nc), defaultRules(true), 'defaults').passed) failed++;
+      expect(failed / runs, `epochs (${nb},${nc})`).toBeLessThanOrEqual(0.05);
+    }
+  });
+
+  it('names which tasks fell beyond noise and which only moved; the literal rule counts every fall', () => {
+    const ps = Array.from({ length: 40 }, () => 1);
+    const base = live(makeReport(ps.map((_, i) => ({ id: `t${i}`, trials: 'pppppppppp' }))));
+    // t0 collapses 10/10 → 0/10 (p = 1/184756 by itself, beyond noise after BH over 2 informative tasks); t1 goes 10/10 → 9/10.
+    const cur = live(makeReport(ps.map((_, i) => ({ id: `t${i}`, trials: i === 0 ? 'ffffffffff' : i === 1 ? 'pppppppppf' : 'pppppppppp' }))));
+    const report = { ...cur, diff: diffReports(cur, base, 'b.json') };
+    const beyond = evaluateGate(report, { max_regressions: 0 }, 't').results[0]!;
+    expect(beyond).toMatchObject({ rule: 'max_regressions', passed: false, actual: '1 beyond noise, 1 only moved' });
+    expect(beyond.detail).toMatch(/^beyond noise: t0 \(10\/10 → 0\/10, p=5\.4e-6\); only moved \(within noise\): t1 \(10\/10 → 9\/10, p=0\.50\)$/);
+    expect(report.diff.tasks.find((t) => t.id === 't0')).toMatchObject({ beyond_noise: true });
+    expect(report.diff.tasks.find((t) => t.id === 't1')).toMatchObject({ beyond_noise: false, drop_p: 0.5 });
+    expect(evaluateGate(report, { max_tasks_down: 1 }, 't').results[0]).toMatchObject({ rule: 'max_tasks_down', passed: false, actual: '2' });
+  });
+
+  it('one drop figure: max_drop checks the number the paired test prints', () => {
+    const random = rng(77);
+    const ps = mixture(random);
+    const base = live(makeReport(ps.map((p, i) => ({ id: `t${i}`, trials: letters(random, p, 3) }))));
+    const cur = live(makeReport(ps.map((p, i) => ({ id: `t${i}`, trials: letters(random, Math.max(0, p - 0.15), 3) }))));
+    const report = { ...cur, diff: diffReports(cur, base, 'b.json') };
+    const sig = report.diff.significance!;
+    const printed = (-sig.delta * 100).toFixed(1);
+    const gate = evaluateGate(report, { max_drop: (Number(printed) - 0.1) / 100, no_significant_regression: true }, 't');
+    expect(gate.results[0]).toMatchObject({ rule: 'max_drop', passed: false, actual: `drop ${printed} points` });
+    expect(gate.results[1]!.actual).toContain(`drop ${printed} points`);
+    expect(evaluateGate(report, { max_drop: Number(printed) / 100 }, 't').passed).toBe(true);
+    expect(report.diff.metrics.map((m) => m.name)).not.toContain('paired_pass_rate');
+  });
+
+  it('max_drop reads the drop as printed: a printed "drop 17.0 points" passes --max-drop 17%', () => {
+    const cur = makeReport([{ id: 'a', trials: 'p' }]);
+    const sig = { ...diffReports(cur, cur, 'b.json').significance!, delta: -0.17043 };
+    const report = { ...cur, diff: { ...diffReports(cur, cur, 'b.json'), significance: sig } };
+    expect(evaluateGate(report, { max_drop: 0.17 }, 't').results[0]).toMatchObject({ passed: true, actual: 'drop 17.0 points' });
+    expect(evaluateGate(report, { max_drop: 0.169 }, 't').results[0]).toMatchObject({ passed: false, actual: 'drop 17.0 points' });
+  });
+
+  it('a comparison with no paired task is not a pass: the rule fails and says why', () => {
+    const base = makeReport([{ id: 'a', trials: 'p' }, { id: 'b', trials: 'p' }]);
+    const cur = makeReport([{ id: 'a', trials: 'p', fingerprint: 'new' }, { id: 'b', trials: 'f', fingerprint: 'new' }]);
+    const report = { ...cur, diff: diffReports(cur, base, 'b.json') };
+    expect(report.diff.significance).toBeNull();
+    const gate = evaluateGate(report, { no_significant_regression: true, max_drop: 0.05 }, 't');
+    expect(gate.passed).toBe(false);
+    expect(gate.results.map((r) => [r.rule, r.passed, r.actual])).toEqual([
+      ['max_drop', false, 'no paired task'],
+      ['no_significant_regression', false, 'no paired task'],
+    ]);
+    expect(gate.results[0]!.detail).toMatch(/new, removed, redefined or errored/);
+  });
+
+  it('every trial errored: the gate does not pass (exit 3 is never beside gate.passed: true)', () => {
+    const report = makeReport([{ id: 'a', trials: 'ee' }, { id: 'b', trials: 'ee' }]);
+    const gate = evaluateGate(report, {}, 't');
+    expect(gate.passed).toBe(false);
+    expect(gate.results).toEqual([{ rule: 'trials_judged', passed: false, expected: 'at least one judged trial', actual: 'every one of 4 trials errored' }]);
+    // An empty shard has no trial at all and applies no rule.
+    expect(evaluateGate(makeReport([]), {}, 't').passed).toBe(true);
   });
 });

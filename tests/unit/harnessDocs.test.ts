@@ -8,7 +8,11 @@ import { SuiteHeaderSchema } from '../../src/schema/task.js';
 import { ROOT } from '../helpers/cli.js';
 
 const doc = readFileSync(path.join(ROOT, 'docs/harness.md'), 'utf8');
-const jsonBlocks = [...doc.matchAll(/```json\n([\s\S]*?)```/g)].map((m) => JSON.parse(m[1]!) as unknown);
+const blocks = [...doc.matchAll(/```json\n([\s\S]*?)```/g)].map((m) => m[1]!.trim());
+/** Whole documents: the policy rules, the suite header, the tool-limits policy. */
+const jsonBlocks = blocks.filter((b) => !b.startsWith('"')).map((b) => JSON.parse(b) as unknown);
+/** Policy fields shown alone (`"limits": {…}`): valid as fields of a policy that extends the default. */
+const policyFields = blocks.filter((b) => b.startsWith('"')).map((b) => JSON.parse(`{${b}}`) as Record<string, unknown>);
 
 describe('docs/harness.md', () => {
   it('its policy rules, suite header and tool-limits policy are valid as written', () => {
@@ -18,6 +22,15 @@ describe('docs/harness.md', () => {
     const file = path.join(mkdtempSync(path.join(tmpdir(), 'harness-docs-')), 'policy.json');
     writeFileSync(file, JSON.stringify(jsonBlocks[2]));
     expect(loadPolicy(file)).toMatchObject({ shell_timeout_ms: 60_000, output_cap: 20_000 });
+  });
+
+  it('its policy fields shown alone load as part of a policy', () => {
+    expect(policyFields.length).toBeGreaterThan(0);
+    for (const fields of policyFields) {
+      const file = path.join(mkdtempSync(path.join(tmpdir(), 'harness-docs-')), 'policy.json');
+      writeFileSync(file, JSON.stringify({ schema_version: 'policy/v1', extends: 'default', ...fields }));
+      expect(loadPolicy(file)).toMatchObject(fields);
+    }
   });
 
   it('its table of default decisions holds', async () => {

@@ -134,6 +134,26 @@ describe('orchestrator', () => {
     expect(outcomes.map((o) => o.task.id)).toEqual(['t0']);
   });
 
+  it('an interruption ends a run of a billion epochs at once: the event loop stays free for a second Ctrl-C', async () => {
+    const controller = new AbortController();
+    const seen = { inFlight: 0, max: 0 };
+    let trials = 0;
+    const run = orchestrate(
+      adapter(async () => void trials++, seen),
+      [makeTask({ id: 't0', workspace: null })],
+      { concurrency: 1, epochs: 1_000_000_000, timeoutMs: 10_000, signal: controller.signal, onTrial: () => (trials === 3 ? controller.abort() : undefined) },
+    );
+    // A timer that fires only if the loop yields; the run must also end well before a spin through 10^9 epochs could.
+    let ticked = false;
+    setTimeout(() => (ticked = true), 0);
+    const started = Date.now();
+    await run;
+    expect(Date.now() - started).toBeLessThan(2000);
+    expect(trials).toBeLessThanOrEqual(4);
+    await sleep(0);
+    expect(ticked).toBe(true);
+  }, 60_000);
+
   it('gives each trial its deadline, lends a slot while a trial is parked, and adds one listener to the run signal at any -j', async () => {
     const warnings: string[] = [];
     const onWarning = (w: Error) => warnings.push(w.name);

@@ -98,20 +98,25 @@ describe('epoch-paired trials', () => {
   const result = (statuses: Array<'passed' | 'failed' | 'errored'>) => ({ trials: statuses.map((status, epoch) => ({ epoch, status })) }) as unknown as TaskResult;
 
   it('counts the pairs that disagree and skips pairs with an errored or missing side', () => {
-    expect(epochFlips(result(['passed', 'passed', 'failed', 'passed', 'passed']), result(['failed', 'passed', 'passed', 'errored']))).toEqual({ aOnly: 1, bOnly: 1 });
+    expect(epochFlips(result(['passed', 'passed', 'failed', 'passed', 'passed']), result(['failed', 'passed', 'passed', 'errored']))).toEqual({ aOnly: 1, bOnly: 1, pairs: 3 });
   });
 
-  it('give the paired test its p-value and direction (exact McNemar), while the estimate stays task-weighted', () => {
+  it('give the paired test its p-value, direction, estimate and interval (exact McNemar over the pairs)', () => {
     const tasks = [
       { baseline: { passed: 3, judged: 3 }, current: { passed: 1, judged: 3 } },
       { baseline: { passed: 2, judged: 2 }, current: { passed: 2, judged: 2 } },
     ];
-    const sig = pairedSignificance(tasks, 0.05, { baselineOnly: 7, currentOnly: 0 });
+    const sig = pairedSignificance(tasks, 0.05, { baselineOnly: 7, currentOnly: 0, pairs: 10 });
     expect(sig.method).toBe('exact_mcnemar');
     expect(sig.p_value).toBeCloseTo(2 * 0.5 ** 7, 12);
     expect(sig.verdict).toBe('regressed');
     expect(sig.why).toMatch(/epoch-paired/);
-    expect(sig.delta).toBeCloseTo(pairedSignificance(tasks, 0.05).delta, 12);
+    // The estimate is the test's own: (0 − 7) / 10 pairs. Binomial(7, 1/2) accepts 1..6 current-only
+    // wins at 5% (P(X ≤ 0) = 1/128 < 2.5% ≤ P(X ≤ 1) = 8/128), so the interval is every shift that
+    // would land the difference in [2·1 − 7, 2·6 − 7] = [−5, 5]: [(−7 − 5)/10, (−7 + 5)/10].
+    expect(sig.delta).toBeCloseTo(-0.7, 12);
+    expect(sig.ci_low).toBe(-1);
+    expect(sig.ci_high).toBeCloseTo(-0.2, 12);
   });
 });
 

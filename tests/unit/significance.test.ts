@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { exactMcNemarP, pairedSignificance, taskWeight, weightedChange, type PairedTask } from '../../src/baseline/significance.js';
+import { estimateWeight, exactMcNemarP, informationWeight, pairedSignificance, taskWeight, type PairedTask } from '../../src/baseline/significance.js';
 import { hypergeometric, stratifiedExact } from '../../src/baseline/stratifiedExact.js';
 import { rng } from '../../bench/seededRandom.js';
 
@@ -110,25 +110,68 @@ describe('the verdict on every shape of data', () => {
     expect(sig.minimum_detectable_effect).toBeGreaterThan(1e-3);
   });
 
-  it('weighs a task by its judged trials on both sides', () => {
+  it('weighs a task by its judged trials on both sides and by its pooled pass rate (label-blind)', () => {
     expect(taskWeight({ baseline: { passed: 3, judged: 3 }, current: { passed: 0, judged: 1 } })).toBeCloseTo(0.75, 12);
     expect(taskWeight({ baseline: { passed: 3, judged: 3 }, current: { passed: 1, judged: 3 } })).toBeCloseTo(1.5, 12);
-    // One task judged once (two trials errored) and one judged three times: (0.75·−1 + 1.5·−1/3) / 2.25.
-    const change = weightedChange(tasks([[3, 3, 0, 1], [3, 3, 2, 3]]), 0.95, 0.05);
-    expect(change.delta).toBeCloseTo(-1.25 / 2.25, 12);
+    // p̃ = (s + ½)/(N + 1): 3.5/5 = 0.7 → 3·0.21^(−1/4) = 4.43 → 4; 5.5/7 → 3·0.168^(−1/4) = 4.68 → 5.
+    expect(informationWeight({ baseline: { passed: 3, judged: 3 }, current: { passed: 0, judged: 1 } })).toBe(4);
+    expect(informationWeight({ baseline: { passed: 3, judged: 3 }, current: { passed: 2, judged: 3 } })).toBe(5);
+    // Which side a pass came from never changes the weight.
+    expect(informationWeight({ baseline: { passed: 1, judged: 3 }, current: { passed: 3, judged: 3 } })).toBe(informationWeight({ baseline: { passed: 3, judged: 3 }, current: { passed: 1, judged: 3 } }));
+    // The estimate: (4·0.75·(−1) + 5·1.5·(−1/3)) / (4·0.75 + 5·1.5).
+    const sig = pairedSignificance(tasks([[3, 3, 0, 1], [3, 3, 2, 3]]));
+    expect(sig.delta).toBeCloseTo(-5.5 / 10.5, 12);
+    expect(estimateWeight({ baseline: { passed: 3, judged: 3 }, current: { passed: 2, judged: 3 } })).toBeCloseTo(7.5, 12);
   });
 
-  it('pins the interval against an independent computation (python3, t quantiles from tables)', () => {
-    const mixed = pairedSignificance(tasks([[3, 3, 0, 1], [3, 3, 2, 3], [2, 3, 1, 2], [1, 2, 0, 3]]));
-    expect(mixed.delta).toBeCloseTo(-0.4408602150537634, 10);
-    expect(mixed.ci_low).toBeCloseTo(-0.9413911208332161, 8);
-    expect(mixed.ci_high).toBeCloseTo(0.05967069072568931, 8);
-    expect(mixed.p_value).toBeCloseTo(1 / 8, 12);
-    const unequal = pairedSignificance(tasks([[1, 1, 2, 3], [1, 1, 3, 3], [0, 1, 1, 3], [1, 1, 3, 3], [1, 1, 1, 3], [0, 1, 0, 3], [1, 1, 2, 3]]));
-    expect(unequal.delta).toBeCloseTo(-0.14285714285714285, 10);
-    expect(unequal.ci_low).toBeCloseTo(-0.45678326533551544, 8);
-    expect(unequal.ci_high).toBeCloseTo(0.17106897962122974, 8);
-    expect(unequal.weak?.join(' ')).toMatch(/7 task\(s\) have different judged trial counts on the two sides \(baseline 1, current 3\)/);
+  it('pins the interval: every shift the exact test would not reject (hand-computed)', () => {
+    // Ten tasks 3/3 → 0/1: each task's current pass is Bernoulli(3/4) under no change, so T ~ Bin(10, 3/4).
+    // P(T ≤ 4) = 0.0197 < 2.5% ≤ P(T ≤ 5) = 0.0781 and P(T ≥ 10) = 0.0563: acceptance region [5, 10].
+    // With weights 0.75 a task, Δ = (0 − 7.5)/7.5 = −1 and the interval is [(0 − 10)/7.5, (0 − 5)/7.5].
+    const sig = pairedSignificance(tasks(Array.from({ length: 10 }, (): Row => [3, 3, 0, 1])));
+    expect(sig.delta).toBeCloseTo(-1, 12);
+    expect(sig.ci_low).toBe(-1);
+    expect(sig.ci_high).toBeCloseTo(-2 / 3, 12);
+    expect(sig.verdict).toBe('regressed');
+    expect(sig.p_value).toBeCloseTo(2 / 4 ** 10, 15);
+  });
+
+  it('the interval printed with a verdict excludes 0 exactly when the verdict is not inconclusive (issue 19)', () => {
+    // Old: 6 of 100 always-pass tasks going 3/3 → 2/3 said "regressed" beside [−7.1, +3.1].
+    const six = pairedSignificance(tasks(Array.from({ length: 100 }, (_, i): Row => [3, 3, i < 6 ? 2 : 3, 3])));
+    expect(six.verdict === 'inconclusive').toBe(six.ci_low <= 0 && 0 <= six.ci_high);
+    const random = rng(1919);
+    let disagreements = 0;
+    let verdicts = 0;
+    for (let c = 0; c < 400; c++) {
+      const nb = 1 + Math.floor(random() * 5);
+      const nc = 1 + Math.floor(random() * 5);
+      const drop = random() * 0.3;
+      const rows: Row[] = Array.from({ length: 5 + Math.floor(random() * 60) }, () => {
+        const p = random() < 0.4 ? 1 : random();
+        let xb = 0;
+        let xc = 0;
+        for (let k = 0; k < nb; k++) if (random() < p) xb++;
+        for (let k = 0; k < nc; k++) if (random() < Math.max(0, p - drop)) xc++;
+        return [xb, nb, xc, nc];
+      });
+      const sig = pairedSignificance(tasks(rows));
+      if (sig.verdict !== 'inconclusive') verdicts++;
+      if ((sig.verdict === 'inconclusive') !== (sig.ci_low <= 0 && 0 <= sig.ci_high)) disagreements++;
+      if (sig.verdict === 'regressed' && !(sig.delta < 0)) disagreements++;
+    }
+    expect(verdicts).toBeGreaterThan(50);
+    expect(disagreements).toBe(0);
+  });
+
+  it('never says p = 0: 250 tasks PPP → FFF give the bound "< 1e-300" (issue 19)', () => {
+    const sig = pairedSignificance(tasks(Array.from({ length: 250 }, (): Row => [3, 3, 0, 3])));
+    expect(sig.p_value).toBeGreaterThan(0);
+    expect(sig.p_value).toBe(1e-300);
+    expect(sig.p_value_bound).toBe(true);
+    expect(sig.explanation).toMatch(/p < 1e-300/);
+    expect(sig.verdict).toBe('regressed');
+    expect(exactMcNemarP(0, 2000)).toBeGreaterThan(0);
   });
 
   it('says when many trials errored', () => {
@@ -168,6 +211,7 @@ describe('the verdict on every shape of data', () => {
     const sig = pairedSignificance(tasks(rows));
     expect(sig.verdict).toBe('regressed');
     expect(sig.ci_high).toBeLessThan(0);
-    expect(sig.delta).toBeCloseTo(-2 / 9, 12);
+    // Weighted as the test weighs: the ten 3/3 → 1/3 tasks (pooled 4/6) weigh 4, the twenty that stayed 3/3 weigh 6.
+    expect(sig.delta).toBeCloseTo((10 * 4 * (-2 / 3)) / (10 * 4 + 20 * 6), 12);
   });
 });

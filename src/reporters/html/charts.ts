@@ -1,4 +1,6 @@
+import { describeDrop } from '../../report/dropFigure.js';
 import type { RunReport } from '../../schema/report.js';
+import { triageRows, triageText, type TriageDistribution } from '../triage.js';
 
 /** A vega-lite spec as plain data (validated by vega-lite in the page). */
 export type VegaLiteSpec = Record<string, unknown>;
@@ -176,7 +178,7 @@ function latencyAndTokens(report: RunReport): Chart {
   };
 }
 
-const RATE_METRICS = new Set(['pass_rate', 'paired_pass_rate', 'error_rate', 'tool_error_rate', 'recovery_rate', 'pass_hat_k']);
+const RATE_METRICS = new Set(['pass_rate', 'error_rate', 'tool_error_rate', 'recovery_rate', 'compressed_trial_rate', 'pass_hat_k']);
 
 function baselineComparison(report: RunReport): Chart[] {
   const diff = report.diff;
@@ -211,7 +213,7 @@ function baselineComparison(report: RunReport): Chart[] {
   if (sig) {
     charts.push({
       id: 'verdict',
-      title: `Pass-rate change: ${sig.verdict} (${Number((sig.confidence * 100).toFixed(1))}% interval, p = ${sig.p_value.toPrecision(3)})`,
+      title: `Paired test: ${sig.verdict}, ${describeDrop(sig)} (the chart shows the change, current − baseline)`,
       spec: {
         ...base,
         height: 80,
@@ -244,7 +246,47 @@ function baselineComparison(report: RunReport): Chart[] {
   return charts;
 }
 
+const RUN_COLORS = { domain: ['baseline', 'current'], range: ['#9aa5b1', '#1f5f99'] };
+
+/** Failed trials of one distribution (reasons or layers), baseline beside current, the ones that grew on top. */
+function triageChart(id: string, what: 'reason' | 'layer', distribution: TriageDistribution): Chart | null {
+  const rows = triageRows(distribution);
+  if (rows.length === 0) return null;
+  const order = rows.map((r) => r.name);
+  const values = rows.flatMap((r) => [
+    { [what]: r.name, run: 'baseline', trials: r.baseline, change: triageText(r) },
+    { [what]: r.name, run: 'current', trials: r.current, change: triageText(r) },
+  ]);
+  const y = { field: what, type: 'nominal', sort: order, title: null };
+  return {
+    id,
+    title: `Failure ${what}s, baseline versus current (failed trials)`,
+    spec: {
+      ...base,
+      data: { values },
+      encoding: { y, yOffset: { field: 'run', sort: RUN_COLORS.domain }, x: { field: 'trials', type: 'quantitative', title: 'failed trials', axis: { tickMinStep: 1, format: 'd' } } },
+      layer: [
+        {
+          mark: { type: 'bar', tooltip: true },
+          encoding: {
+            color: { field: 'run', type: 'nominal', scale: RUN_COLORS, title: null },
+            tooltip: [{ field: what, title: what }, { field: 'run' }, { field: 'trials', title: 'failed trials' }, { field: 'change', title: 'baseline → current' }],
+          },
+        },
+        { mark: { type: 'text', align: 'left', dx: 3, fontSize: 10 }, encoding: { text: { field: 'trials', type: 'quantitative' } } },
+      ],
+      height: { step: 14 },
+    },
+  };
+}
+
+function failureTriage(report: RunReport): Chart[] {
+  const diff = report.diff;
+  if (!diff) return [];
+  return [triageChart('triage-reasons', 'reason', diff.failure_reasons), triageChart('triage-layers', 'layer', diff.failure_layers)].filter((c): c is Chart => c !== null);
+}
+
 /** Every chart of the report, in page order. */
 export function buildCharts(report: RunReport): Chart[] {
-  return [passRateByTag(report), failuresByLayer(report), ...baselineComparison(report), stepsDistribution(report), latencyAndTokens(report)];
+  return [passRateByTag(report), failuresByLayer(report), ...failureTriage(report), ...baselineComparison(report), stepsDistribution(report), latencyAndTokens(report)];
 }

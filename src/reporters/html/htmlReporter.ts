@@ -8,7 +8,7 @@ import type { ViewerTraces } from './viewerTraces.js';
 export function htmlReporter(packed?: ViewerTraces): Reporter {
   return {
     name: 'html',
-    async write(report, outDir) {
+    async onRunEnd(report, outDir) {
       const file = path.join(outDir, 'report.html');
       await writeFileAtomic(file, await renderHtml(report, { traceRoot: outDir, ...(packed ? { packed } : {}) }), { durable: true });
       return file;

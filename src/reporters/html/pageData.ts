@@ -16,6 +16,8 @@ export type PageRow = [
 
 /** What the detail view needs of a task beyond its row; kept out of the table's data. */
 export interface PageDetail {
+  /** What the task asked (redacted), shown at the top of the task panel; null when the report predates it. */
+  prompt: string | null;
   checks: TaskResult['checks'];
   evidence: TaskResult['evidence'];
   trace_file: string | null;
@@ -67,6 +69,7 @@ export function pageData(report: RunReport): PageData {
     ];
   });
   const details: PageDetail[] = tasks.map((t) => ({
+    prompt: t.prompt ?? null,
     checks: t.checks,
     evidence: t.evidence,
     trace_file: t.trace_file,

@@ -29,10 +29,18 @@ describe('Phoenix span exports', () => {
     expect(t!.final_answer.text).toBe('The product of 23 times 87 is 2001.');
   });
 
-  it('an id that is there but no id says "not hex"; one that is absent says "missing"', () => {
-    const span = (context: Record<string, unknown>) => [{ name: 'x', span_kind: 'LLM', context, attributes: {} }];
-    expect(failure(span({ trace_id: 'zzzz', span_id: '01fa961201b84358' })).message).toMatch(/context\.trace_id not hex \("zzzz"\)/);
-    expect(failure(span({ trace_id: '409df945e0584829b240cfbdd2ff4488' })).message).toMatch(/context\.span_id missing/);
+  it('ids that are not hex (sanitized fixtures) become stable ids that keep the tree; an absent id says "missing", a non-id value names it', () => {
+    const span = (context: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({ name: 'x', span_kind: 'LLM', context, attributes: {}, ...extra });
+    const spans = [span({ trace_id: 'trace-abc', span_id: 'root-span' }, { span_kind: 'AGENT' }), span({ trace_id: 'trace-abc', span_id: 'llm-span' }, { parent_id: 'root-span' })];
+    const once = parseTraces(strToU8(JSON.stringify(spans)), 'p.json').traces;
+    const again = parseTraces(strToU8(JSON.stringify(spans)), 'p.json').traces;
+    expect(once).toHaveLength(1);
+    expect(once[0]!.trace_id).toMatch(/^[0-9a-f]{32}$/);
+    expect(once[0]!.trace_id).toBe(again[0]!.trace_id);
+    const [root, llm] = once[0]!.spans;
+    expect(llm!.parent_id).toBe(root!.span_id);
+    expect(failure([span({ trace_id: '409df945e0584829b240cfbdd2ff4488' })]).message).toMatch(/context\.span_id missing/);
+    expect(failure([span({ trace_id: true, span_id: '01fa961201b84358' })]).message).toMatch(/context\.trace_id is not an id \(true\)/);
   });
 });
 

@@ -34,3 +34,14 @@ describe('SWE-agent trajectories', () => {
     expect(calls[3]!.arguments).toBe('{"command":"python3 /SWE-agent__test-repo/tests/missing_colon.py"}');
   });
 });
+
+describe('SWE-agent history-only trajectories', () => {
+  it('a file with `history` and no `trajectory` imports: each non-demo assistant action is a step, the message after it its observation', () => {
+    const whole = raw() as Record<string, unknown> & { history: Array<Record<string, unknown>> };
+    const { trajectory: _, ...historyOnly } = whole;
+    const [t] = imported(historyOnly).traces;
+    const actions = whole.history.filter((m) => m['role'] === 'assistant' && m['is_demo'] !== true && typeof m['action'] === 'string').map((m) => m['action']);
+    expect(toolSpans(t!).map((s) => attr(s, 'toolArguments') !== null)).toHaveLength(actions.filter((a) => String(a).trim() !== '').length);
+    expect(toolSpans(t!).map((s) => s.attributes['swe_agent.action'])).toEqual(actions.filter((a) => String(a).trim() !== ''));
+  });
+});

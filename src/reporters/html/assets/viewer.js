@@ -449,6 +449,7 @@
       trials.length > 1 ? h('p', { class: 'trials' }, 'trials: ', trials.map(function (x) {
         return h('button', { type: 'button', class: 'trial ' + token(x.status) + (x === trial ? ' current' : ''), on: { click: function () { openTask(t.id, x.epoch); } } }, '#' + x.epoch + ' ' + x.status);
       })) : null,
+      t.prompt !== null && t.prompt !== undefined ? h('div', { class: 'prompt' }, h('h4', null, 'prompt'), h('pre', null, t.prompt)) : null,
       t.adaptive ? h('p', { class: 'adaptive' }, 'epochs auto: ' + t.adaptive.trials + (t.adaptive.trials === 1 ? ' trial' : ' trials') + ' · stopped: ', h('em', null, t.adaptive.reason)) : null,
       trial.failure_reason ? h('p', null, 'reason ', h('strong', null, trial.failure_reason), ' in the ', h('strong', null, trial.failure_layer), ' layer') : null,
       trial.error ? h('p', { class: 'warning' }, trial.error.code + ': ' + trial.error.message) : null,

@@ -1,0 +1,72 @@
+import { spawnSync } from 'node:child_process';
+import { realpathSync, writeFileSync, mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { decideShell, hasBubblewrap, loadPolicy, runCommand, type SandboxMode } from '../../harness/index.js';
+import { tempDir } from '../helpers/cli.js';
+
+/** Everyday repositories: one tracks a template of its settings, one tracks (and masks) a real `.env`. */
+function repo(files: Record<string, string>, edits: Record<string, string>): string {
+  const dir = realpathSync(tempDir('tracegate-git-everyday-'));
+  const git = (...args: string[]) => {
+    const r = spawnSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd: dir, encoding: 'utf8', env: { PATH: '/usr/bin:/bin', HOME: dir, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' } });
+    if (r.status !== 0) throw new Error(`git ${args.join(' ')}: ${r.stderr}`);
+  };
+  const write = (entries: Record<string, string>) => {
+    for (const [file, text] of Object.entries(entries)) {
+      mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
+      writeFileSync(path.join(dir, file), text);
+    }
+  };
+  git('init', '-q', '.');
+  write(files);
+  git('add', '.');
+  git('commit', '-qm', 'first');
+  write(edits);
+  return dir;
+}
+
+const SECRET = 'sk-proj-REALKEYREALKEYREALKEY0123';
+const templateRepo = () => repo({ '.env.example': 'OPENAI_API_KEY=your-key-here\nPORT=3000\n', 'src/app.ts': '// TODO: start\n' }, { 'src/app.ts': '// TODO: start\n// changed\n', '.env.example': 'OPENAI_API_KEY=your-key-here\nPORT=3000\nDEBUG=\n' });
+const secretRepo = () => repo({ '.env': `OPENAI_API_KEY=${SECRET}\n`, 'src/app.ts': '// TODO: start\n' }, { 'src/app.ts': '// TODO: start\n// changed\n', '.env': `OPENAI_API_KEY=${SECRET}\nMORE=1\n` });
+
+const EVERYDAY = ['git status --short', 'git diff', 'git diff --stat', 'git diff HEAD', 'git grep -n TODO', 'git log -p', 'git show', 'git log --oneline', "git diff -- . ':(exclude).env.example' ':(exclude).env'"];
+
+describe.each(['process', 'bwrap'] as const)('everyday git in a repository that tracks a secret-named file, under %s', (mode: SandboxMode) => {
+  const policy = loadPolicy();
+  const run = (command: string, dir: string) => runCommand(command, { workspace: dir, timeoutMs: 30_000, outputCap: 50_000, mode, secretPaths: policy.secret_paths });
+
+  it.skipIf(mode === 'bwrap' && !hasBubblewrap()).each(EVERYDAY)('%s is allowed and runs, the secret withheld', async (command) => {
+    for (const dir of [templateRepo(), secretRepo()]) {
+      const decision = await decideShell(policy, command, dir, mode === 'bwrap' ? 'isolated' : 'process');
+      expect(decision.decision, `${command}: ${decision.reason}`).toBe('allow');
+      const result = await run(command, dir);
+      expect(result.exitCode, `${command}: ${result.output}`).toBe(0);
+      expect(result.output).not.toContain(SECRET);
+      if (command.startsWith('git diff') && !command.includes('--stat')) expect(result.output, command).toContain('+// changed');
+      if (command === 'git diff --stat') expect(result.output).toMatch(/src\/app\.ts \| 1 \+/);
+      if (command === 'git grep -n TODO') expect(result.output).toContain('src/app.ts:1:// TODO');
+    }
+  });
+
+  it.skipIf(mode === 'bwrap' && !hasBubblewrap())('a pathspec that already leaves the secret out runs', async () => {
+    const dir = secretRepo();
+    const result = await run('git diff -- src', dir);
+    expect(result.exitCode, result.output).toBe(0);
+    expect(result.output).toContain('+// changed');
+  });
+});
+
+describe.skipIf(!hasBubblewrap())('bubblewrap judges a template by its content', () => {
+  it('a .env.example of placeholders is readable; one holding a real key is masked, in the work tree and in the objects', async () => {
+    const secretPaths = loadPolicy().secret_paths;
+    const plain = templateRepo();
+    const shown = await runCommand('cat .env.example && git status --short', { workspace: plain, timeoutMs: 30_000, outputCap: 8000, mode: 'bwrap', secretPaths });
+    expect(shown.exitCode, shown.output).toBe(0);
+    expect(shown.output).toContain('OPENAI_API_KEY=your-key-here');
+    expect(shown.output).toContain(' M .env.example');
+    const real = repo({ '.env.example': `OPENAI_API_KEY=${SECRET}\n` }, {});
+    const masked = await runCommand("cat .env.example; python3 -c \"import glob, zlib; print(b''.join(zlib.decompress(open(f, 'rb').read()) for f in glob.glob('.git/objects/??/*')))\"", { workspace: real, timeoutMs: 30_000, outputCap: 50_000, mode: 'bwrap', secretPaths });
+    expect(masked.output).not.toContain(SECRET);
+  });
+});
