@@ -1,4 +1,5 @@
 import type { Policy } from '../../src/schema/policy.js';
+import { DEFAULT_RECORD_CONTENT, type RecordContent } from '../../src/schema/recordContent.js';
 import type { Redactor } from '../../src/schema/redact.js';
 import type { Approver } from '../approval/approval.js';
 import type { McpServerSpec } from '../mcp/mcpServerSpec.js';
@@ -35,6 +36,8 @@ export interface HarnessSettings {
   parallelToolCalls: boolean | null;
   /** MCP servers whose tools the agent gets besides the built-in ones. */
   mcpServers: McpServerSpec[];
+  /** How much of the model's input and output each llm span records (`--record-content`). */
+  recordContent: RecordContent;
 }
 
 export const DEFAULT_SETTINGS: HarnessSettings = {
@@ -51,6 +54,7 @@ export const DEFAULT_SETTINGS: HarnessSettings = {
   toolChoice: 'auto',
   parallelToolCalls: null,
   mcpServers: [],
+  recordContent: DEFAULT_RECORD_CONTENT,
 };
 
 export interface HarnessDeps {

@@ -1,4 +1,5 @@
 import type { ToolLimits } from '../../src/schema/limits.js';
+import { modelContentAttributes } from '../../src/schema/recordContent.js';
 import type { Trace } from '../../src/schema/trace.js';
 import { compressConversation } from '../compression/compress.js';
 import { ModelError, type ChatMessage } from '../model/types.js';
@@ -7,7 +8,7 @@ import type { ToolContext } from '../tools/types.js';
 import { ProviderFaultError } from '../../src/provider/index.js';
 import { TraceRecorder, type SpanHandle } from '../trace/recorder.js';
 import type { HarnessDeps } from './config.js';
-import { openTools, runSettingsAttributes, toolContext, toolLimits, toolLimitsAttributes, type OpenedTools } from './runTools.js';
+import { openTools, runSettingsAttributes, toolContext, toolLimits, type OpenedTools } from './runTools.js';
 import { runToolCall, toolMessageContent } from './toolCall.js';
 
 export interface AgentTask {
@@ -48,7 +49,7 @@ export async function runAgent(task: AgentTask, deps: HarnessDeps, signal: Abort
   const { settings } = deps;
   const recorder = new TraceRecorder(task.id, task.epoch, deps.model.info, deps.redactor, task.prompt);
   const limits = toolLimits(deps, task.toolLimits);
-  recorder.setRoot({ ...runSettingsAttributes(settings), ...toolLimitsAttributes(limits) });
+  recorder.setRoot(runSettingsAttributes(settings, limits));
   const opened = await openTools(settings, task.workspace, signal);
   if ('error' in opened) return recorder.finish(null, 'error', opened.error);
   if (opened.dropped.length > 0) recorder.setRoot({ 'mcp.tools_dropped': opened.dropped });
@@ -122,7 +123,7 @@ async function agentLoop(task: AgentTask, deps: HarnessDeps, signal: AbortSignal
           'gen_ai.usage.output_tokens': reply.usage.output_tokens,
           'gen_ai.response.finish_reasons': reply.finishReason ? [reply.finishReason] : [],
           'llm.tool_calls': toolCalls.length,
-          'llm.content_preview': recorder.preview(reply.content ?? '', 2000),
+          ...modelContentAttributes(settings.recordContent, (text, max) => recorder.preview(text, max), { input: messages, output: reply.content }),
           'llm.think_stripped': visible !== (reply.content ?? '').trim(),
           ...(reply.providerRetries ? { 'llm.provider_retries': reply.providerRetries } : {}),
         })

@@ -3,7 +3,7 @@ import type { Trace } from '../../src/schema/trace.js';
 import { taskInput } from '../../src/schema/task.js';
 import { TraceRecorder } from '../trace/recorder.js';
 import type { HarnessDeps } from './config.js';
-import { openTools, runSettingsAttributes, toolContext, toolLimits, toolLimitsAttributes } from './runTools.js';
+import { openTools, runSettingsAttributes, toolContext, toolLimits } from './runTools.js';
 import { runToolCall, toolMessageContent } from './toolCall.js';
 
 export interface PolicyTaskInput {
@@ -25,7 +25,7 @@ export async function runPolicyTask(input: PolicyTaskInput, deps: HarnessDeps, s
   const prompt = taskInput({ prompt: null, toolCall: input.toolCall });
   const recorder = new TraceRecorder(input.id, input.epoch, { provider: 'none', mode: 'none', model: 'none', base_url: null }, deps.redactor, prompt);
   const limits = toolLimits(deps, input.toolLimits);
-  recorder.setRoot({ ...runSettingsAttributes(deps.settings), ...toolLimitsAttributes(limits) });
+  recorder.setRoot(runSettingsAttributes(deps.settings, limits));
   // MCP servers start only when the call is for one of their tools.
   const needsMcp = input.toolCall.name.includes('__');
   const opened = needsMcp ? await openTools(deps.settings, input.workspace, signal) : await openTools({ ...deps.settings, mcpServers: [] }, input.workspace);

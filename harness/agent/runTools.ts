@@ -39,11 +39,6 @@ export function toolLimits(deps: HarnessDeps, task: ToolLimits = {}): ResolvedTo
   };
 }
 
-/** The limits as every trace records them on its root span. */
-export function toolLimitsAttributes(limits: ResolvedToolLimits): Record<string, AttributeValue> {
-  return { 'tool.shell_timeout_ms': limits.shellTimeoutMs, 'tool.output_cap': limits.outputCap };
-}
-
 export function toolContext(deps: HarnessDeps, workspace: string, signal: AbortSignal, limits: ResolvedToolLimits): ToolContext {
   return {
     workspace,
@@ -55,8 +50,8 @@ export function toolContext(deps: HarnessDeps, workspace: string, signal: AbortS
   };
 }
 
-/** What every trace says about how the harness ran: the sandbox and why, the tool-calling options. */
-export function runSettingsAttributes(settings: HarnessSettings): Record<string, AttributeValue> {
+/** What every trace says about how the harness ran: the sandbox and why, the tool-calling options, the task's tool limits. */
+export function runSettingsAttributes(settings: HarnessSettings, limits: ResolvedToolLimits): Record<string, AttributeValue> {
   const choice = settings.toolChoice;
   return {
     'sandbox.mode': settings.sandboxMode,
@@ -64,5 +59,8 @@ export function runSettingsAttributes(settings: HarnessSettings): Record<string,
     'gen_ai.request.tool_choice': typeof choice === 'string' ? choice : choice.name,
     'gen_ai.request.parallel_tool_calls': settings.parallelToolCalls,
     'mcp.servers': settings.mcpServers.map((s) => s.name),
+    'llm.record_content': settings.recordContent,
+    'tool.shell_timeout_ms': limits.shellTimeoutMs,
+    'tool.output_cap': limits.outputCap,
   };
 }

@@ -1,6 +1,7 @@
 import { AGENT_ATTR, type AgentOutcome, type ChatMessage } from '../schema/agentIo.js';
 import { TRACE_SCHEMA_VERSION, type AttributeValue, type ExitReason, type ModelInfo, type Span, type Trace } from '../schema/trace.js';
 import type { TrialTraffic } from '../capture/exchange.js';
+import type { RecordContent } from '../schema/recordContent.js';
 import { exchangesFromMessages, spansFromTraffic, type ErrorPattern, type Preview } from '../capture/trafficSpans.js';
 import type { ParsedOutput, ParsedTraceFile } from './agentOutput.js';
 
@@ -24,6 +25,8 @@ export interface TrialEvidence {
   errorPatterns: ErrorPattern[];
   /** Redact-then-cut for previews (the run's redactor); default: cut at a token boundary. */
   preview?: Preview;
+  /** How much of the proxied model content the llm spans record; default `summary`. */
+  recordContent?: RecordContent;
 }
 
 /** An agent's own trace: its spans hang under our root; its root becomes ours. */
@@ -51,13 +54,13 @@ export function assembleTrace(e: TrialEvidence): Trace {
   let lastAnswer: string | null = null;
   let usage = { input_tokens: 0, output_tokens: 0 };
   if (e.traffic.exchanges.length > 0) {
-    ({ spans, lastAnswer, usage } = spansFromTraffic(e.traffic.exchanges, rootId, e.errorPatterns, mode, [], e.preview));
+    ({ spans, lastAnswer, usage } = spansFromTraffic(e.traffic.exchanges, rootId, e.errorPatterns, mode, [], e.preview, e.recordContent));
   } else if (agentTrace) {
     spans = adoptSpans(agentTrace, rootId);
     lastAnswer = agentTrace.final_answer.text;
     usage = { input_tokens: agentTrace.usage.input_tokens, output_tokens: agentTrace.usage.output_tokens };
   } else if (messages) {
-    ({ spans, lastAnswer, usage } = spansFromTraffic(exchangesFromMessages(messages, 'agent', e.started, e.ended), rootId, e.errorPatterns, mode, messages, e.preview));
+    ({ spans, lastAnswer, usage } = spansFromTraffic(exchangesFromMessages(messages, 'agent', e.started, e.ended), rootId, e.errorPatterns, mode, messages, e.preview, e.recordContent));
   }
   if (json?.usage && usage.input_tokens + usage.output_tokens === 0) usage = { input_tokens: json.usage.input_tokens, output_tokens: json.usage.output_tokens };
 

@@ -47,6 +47,7 @@ export async function createExternalAdapter(plan: Exclude<SystemPlan, { adapter:
     defaultMaxSteps: plan.maxSteps,
     errorPatterns: deps.errorPatterns ?? [],
     redactor: deps.redactor,
+    recordContent: plan.recordContent,
   };
   const adapter =
     plan.adapter === 'command'

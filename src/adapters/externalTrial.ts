@@ -16,6 +16,7 @@ import { proxiedModel } from './proxiedModel.js';
 import { checkedTrace } from './checkedTrace.js';
 import { createRunDir } from '../orchestrator/workspaces.js';
 import type { AdapterRunContext } from './types.js';
+import type { RecordContent } from '../schema/recordContent.js';
 
 /** What the command and HTTP adapters share: the proxy, the model label, limits and rules. */
 export interface ExternalAgentOptions {
@@ -31,6 +32,8 @@ export interface ExternalAgentOptions {
   errorPatterns: ErrorPattern[];
   /** Redacts evidence before it is cut (previews, stderr tails). */
   redactor: Redactor;
+  /** How much of the model traffic's content the llm spans record (`--record-content`). */
+  recordContent?: RecordContent;
 }
 
 /** How the agent ended, as its adapter saw it; the rest of the trial's evidence the trial holds. */
@@ -101,6 +104,7 @@ export async function openExternalTrial(task: Task, ctx: AdapterRunContext, opti
         traffic,
         errorPatterns: options.errorPatterns,
         preview: options.redactor.preview,
+        ...(options.recordContent ? { recordContent: options.recordContent } : {}),
       });
       // settle waits at most 5 × its grace: keep that inside what is left of the task's limit.
       const merged = await otlp.finish(trace, Math.max(0, Math.min(OTLP_GRACE_MS, (ctx.deadline - Date.now() - 100) / 5)));

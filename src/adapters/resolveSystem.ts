@@ -1,3 +1,4 @@
+import { DEFAULT_RECORD_CONTENT, type RecordContent } from '../schema/recordContent.js';
 import type { HarnessSettings, McpServerSpec, SandboxRequest } from './harnessAdapter.js';
 import { splitCommand } from './splitCommand.js';
 import { AdapterConfigError } from './types.js';
@@ -13,6 +14,7 @@ export interface SystemRequest {
     record?: string | undefined;
     policy?: string | undefined;
     sandbox: SandboxRequest;
+    recordContent?: RecordContent | undefined;
     maxSteps?: number | undefined;
     timeout: number;
     agentCmd?: string | undefined;
@@ -35,8 +37,8 @@ export type ModelPlan =
 
 export type SystemPlan =
   | { adapter: 'harness'; model: ModelPlan; policyFile: string | undefined; sandbox: SandboxRequest; settings: Partial<HarnessSettings> }
-  | { adapter: 'command'; argv: string[]; passEnv: string[]; sandbox: SandboxRequest; model: ModelPlan; timeoutMs: number; maxSteps: number }
-  | { adapter: 'http'; url: string; headers: Record<string, string>; model: ModelPlan; timeoutMs: number; maxSteps: number };
+  | { adapter: 'command'; argv: string[]; passEnv: string[]; sandbox: SandboxRequest; model: ModelPlan; timeoutMs: number; maxSteps: number; recordContent: RecordContent }
+  | { adapter: 'http'; url: string; headers: Record<string, string>; model: ModelPlan; timeoutMs: number; maxSteps: number; recordContent: RecordContent };
 
 const DEFAULT_MAX_STEPS = 10;
 /** Where a live model's calls go when no base URL is named. */
@@ -123,6 +125,7 @@ export function resolveSystem(req: SystemRequest): SystemPlan {
     bad(`the variant sets ${[...harnessOnly, ...(req.variant?.policy ? ['policy'] : [])].join(', ')}, which only the reference harness reads; an external agent takes model, max_steps and cassettes from a variant`);
   }
   const variantSteps = req.variant?.settings.harness.maxSteps;
+  const recordContent = flags.recordContent ?? DEFAULT_RECORD_CONTENT;
   if (flags.agentCmd !== undefined) {
     let argv: string[];
     try {
@@ -135,7 +138,7 @@ export function resolveSystem(req: SystemRequest): SystemPlan {
       if (!ENV_NAME.test(name)) bad(`--agent-env ${name}: not an environment variable name`);
       if (name === flags.apiKeyEnv) bad(`--agent-env ${name}: the upstream key never reaches the agent; it gets its own dummy key and base URL`);
     }
-    return { adapter: 'command', argv, passEnv, sandbox: flags.sandbox, model: modelPlan(req, true), timeoutMs: flags.timeout, maxSteps: flags.maxSteps ?? variantSteps ?? maxSteps };
+    return { adapter: 'command', argv, passEnv, sandbox: flags.sandbox, model: modelPlan(req, true), timeoutMs: flags.timeout, maxSteps: flags.maxSteps ?? variantSteps ?? maxSteps, recordContent };
   }
   if (flags.agentUrl !== undefined) {
     let url: URL;
@@ -145,7 +148,7 @@ export function resolveSystem(req: SystemRequest): SystemPlan {
       bad(`--agent-url ${flags.agentUrl}: not a URL`);
     }
     if (url.protocol !== 'http:' && url.protocol !== 'https:') bad(`--agent-url ${flags.agentUrl}: only http and https`);
-    return { adapter: 'http', url: url.href, headers: headersFrom(flags.agentHeader ?? [], req.env), model: modelPlan(req, true), timeoutMs: flags.timeout, maxSteps: flags.maxSteps ?? variantSteps ?? maxSteps };
+    return { adapter: 'http', url: url.href, headers: headersFrom(flags.agentHeader ?? [], req.env), model: modelPlan(req, true), timeoutMs: flags.timeout, maxSteps: flags.maxSteps ?? variantSteps ?? maxSteps, recordContent };
   }
   return {
     adapter: 'harness',
@@ -156,6 +159,7 @@ export function resolveSystem(req: SystemRequest): SystemPlan {
       ...(req.suite.mcpServers ? { mcpServers: req.suite.mcpServers } : {}),
       ...req.variant?.settings.harness,
       ...(flags.maxSteps ? { maxSteps: flags.maxSteps } : {}),
+      recordContent,
     },
   };
 }

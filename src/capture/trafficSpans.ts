@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { ChatMessage } from '../schema/agentIo.js';
+import { DEFAULT_RECORD_CONTENT, modelContentAttributes, type RecordContent } from '../schema/recordContent.js';
 import { cutAtToken } from '../schema/redact.js';
 import type { AttributeValue, Span } from '../schema/trace.js';
 import type { Exchange } from './exchange.js';
@@ -116,6 +117,7 @@ export function spansFromTraffic(
   mode = 'live',
   tail: ChatMessage[] = [],
   preview: Preview = cutAtToken,
+  recordContent: RecordContent = DEFAULT_RECORD_CONTENT,
 ): TrafficSpans {
   const threads = threadsOf(exchanges);
   const main = mainThread(threads, exchanges);
@@ -159,7 +161,7 @@ export function spansFromTraffic(
         'llm.tools': ex.toolNames,
         'llm.streamed': ex.streamed,
         'llm.tool_calls': reply?.toolCalls.length ?? 0,
-        'llm.content_preview': preview(reply?.content ?? '', PREVIEW_CHARS),
+        ...modelContentAttributes(recordContent, preview, { input: ex.messages, output: reply?.content ?? null }),
         'llm.thread': thread,
         'llm.side_request': side,
         ...(ex.error ? { 'llm.error': ex.error } : {}),

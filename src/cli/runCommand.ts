@@ -8,6 +8,7 @@ import { DEFAULT_OPENAI_BASE_URL, resolveSystem, secretsOf, type SystemPlan, typ
 import { preflight, type PreflightTarget } from '../provider/index.js';
 import { terminalSafe } from '../reporters/terminalSafe.js';
 import { parseShard, selectShard, shardFromEnv } from '../orchestrator/shard.js';
+import { DEFAULT_RECORD_CONTENT, RECORD_CONTENT, type RecordContent } from '../schema/recordContent.js';
 import { createRedactor, type Redactor } from '../schema/redact.js';
 import type { RunReport } from '../schema/report.js';
 import { safeRegex, type SafeRegex } from '../schema/safeRegex.js';
@@ -41,6 +42,7 @@ export interface RunFlags extends GateFlags {
   record?: string;
   policy?: string;
   sandbox: SandboxRequest;
+  recordContent: RecordContent;
   concurrency: number;
   epochs: number | 'auto';
   maxEpochs?: number;
@@ -76,6 +78,11 @@ export function addRunOptions(command: Command, { variant }: { variant: boolean 
       new Option('--sandbox <mode>', 'how run_shell (or an --agent-cmd agent: its own PID namespace, nothing outlives the trial) is isolated: auto (bubblewrap when it works here, else a process group; the reason is in every trace and report), process, or bwrap (an error where bubblewrap cannot run)')
         .choices(SANDBOX_REQUESTS)
         .default('auto'),
+    )
+    .addOption(
+      new Option('--record-content <level>', "how much of the model's input and output each trace records (redacted at every level): none (counts and tokens only), summary (a preview of each reply), full (every input message and the whole reply)")
+        .choices(RECORD_CONTENT)
+        .default(DEFAULT_RECORD_CONTENT),
     )
     .option('-j, --concurrency <n>', 'tasks run at once', positiveInt, 4)
     .option('--epochs <k|auto>', 'run every task K times (pass@k, pass^k, flaky tasks); auto: re-run in stages only where more trials can still move the verdict against --baseline', epochsOption, 1)

@@ -109,7 +109,7 @@ export function registerScore(program: Command, handle: Handle): void {
     .requiredOption('--traces <dir>', 'folder of trace/v1 files (from `tracegate import`, or a report folder to re-judge)')
     .option('-o, --out <dir>', 'output folder', 'reports/scored');
   addGateOptions(command);
-  command.addHelpText('after', '\nA trace answers the task named by its task_id, else by its file name (<task>.e<epoch>.json).\nUnmatched traces and tasks without a trace are listed. Exit codes: 0 gate passed, 1 gate failed, 2 bad input, 3 nothing judged.');
+  command.addHelpText('after', '\nA trace answers the task named by its task_id, else by its file name (<task>.e<epoch>.json).\nUnmatched traces and tasks without a trace are listed. Exit codes: 0 gate passed, 1 gate failed, 2 bad input (also: no trace answers any task), 3 nothing judged (every trace is of an errored trial).');
   command.action(async (suiteFiles: string[], flags: GateFlags & { traces: string; out: string }) =>
     handle(async () => {
       const suites = loadSuites(suiteFiles);

@@ -58,7 +58,7 @@ describe('run --epochs auto', () => {
     expect(report.tasks.filter((t: { trials: unknown[] }) => t.trials.length === 2)).toHaveLength(4);
   });
 
-  it('spends the alpha of a --gate file over its looks, as it does --alpha (issue 19)', async () => {
+  it('spends the alpha of a --gate file over its looks, as it does --alpha', async () => {
     const dir = tempDir();
     writeFileSync(path.join(dir, 'gate.json'), JSON.stringify({ schema_version: 'gate/v1', no_significant_regression: true, alpha: 0.01 }));
     const out = path.join(dir, 'out');
@@ -124,7 +124,7 @@ describe('compare --epochs auto', () => {
     expect(b.diff.significance.verdict).toBe('inconclusive');
   });
 
-  it('spends the alpha of a --gate file over both sides\' looks (issue 19)', async () => {
+  it('spends the alpha of a --gate file over both sides\' looks', async () => {
     const dir = tempDir();
     writeFileSync(path.join(dir, 'gate.json'), JSON.stringify({ schema_version: 'gate/v1', no_significant_regression: true, alpha: 0.02 }));
     const out = path.join(dir, 'out');

@@ -116,6 +116,8 @@ describe('tracegate CLI, end to end', () => {
     const out = tempDir();
     const result = await runCli(['run', 'suites/demo.jsonl', '--cassettes', 'suites/demo/cassettes', '--epochs', '3', '--out', out, '-q', '--no-html']);
     expect(result.code).toBe(1); // the demo fails on purpose and no baseline is given
+    // The README says so beside the command: keep the two in step if the default gate changes.
+    expect(readFileSync(path.join(ROOT, 'README.md'), 'utf8')).toMatch(/--epochs 3 --out reports\/epochs +# .*exits 1/);
     const report = readReport(out);
     expect(report.tasks.every((t) => t.trials.length === 3)).toBe(true);
     expect(report.summary.epochs).toBe(3);

@@ -75,7 +75,7 @@ function pair(base: RunReport, current: RunReport) {
 const written = (dir: string) => JSON.parse(readFileSync(path.join(dir, 'report.json'), 'utf8')) as RunReport;
 const rule = (report: RunReport, name: string) => report.gate!.results.find((r) => r.rule === name)!;
 
-describe('tracegate diff: the default gate under noise and the one drop figure (issue 19)', () => {
+describe('tracegate diff: the default gate under noise and the one drop figure', () => {
   // An A/A comparison of a noisy agent: ten stable tasks go 3/3 → 2/3, ten others rise, forty flaky ones shuffle.
   const noisyAA = () =>
     pair(

@@ -153,7 +153,7 @@ describe('OpenAI-compatible servers that answer unlike OpenAI', () => {
       res.writeHead(200, { 'content-type': 'text/html' }).end(html);
       return true;
     });
-    const trace = await run(new OpenAIModel({ model: 'm', baseURL: server.baseURL, timeoutMs: 1500 }));
+    const trace = await run(new OpenAIModel({ model: 'm', baseURL: server.baseURL, timeoutMs: 3000 }));
     expect(trace.final_answer.exit_reason).toBe('error');
     expect(trace.error!.code).toBe('PROVIDER_ERROR');
     expect(trace.error!.message).toContain('malformed_body (HTTP 200: unreadable body (76 bytes): <html> <head><title>502 Bad Gateway</title></head> <body>nginx</body></html>)');
@@ -228,9 +228,9 @@ describe('OpenAI-compatible servers that answer unlike OpenAI', () => {
       res.writeHead(429, { 'content-type': 'application/json', [header]: value }).end('{"error":{"message":"Rate limit reached"}}');
       return true;
     });
-    const trace = await run(new OpenAIModel({ model: 'm', baseURL: server.baseURL, timeoutMs: 1500 }));
+    const trace = await run(new OpenAIModel({ model: 'm', baseURL: server.baseURL, timeoutMs: 3000 }));
     expect(trace.error!.message).toMatch(/rate_limited \(HTTP 429: .*Rate limit reached.*\) and the time budget ran out/);
-    // Exponential backoff from 250 ms leaves room for a handful of attempts in 1.5 s; at once, it was hundreds.
+    // Exponential backoff from 250 ms leaves room for a handful of attempts in 3 s; at once, it was hundreds.
     expect(server.requests.length).toBeLessThan(20);
   });
   it('reads a body in raw deflate (no zlib header); a body its content-encoding does not fit is a malformed body of an answer, not a lost connection', async () => {
@@ -239,12 +239,12 @@ describe('OpenAI-compatible servers that answer unlike OpenAI', () => {
       res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'deflate' }).end(deflateRawSync(completion));
       return true;
     });
-    expect((await run(new OpenAIModel({ model: 'm', baseURL: raw.baseURL, timeoutMs: 3000 }))).final_answer).toEqual({ text: 'It counts widgets.', exit_reason: 'completed' });
+    expect((await run(new OpenAIModel({ model: 'm', baseURL: raw.baseURL, timeoutMs: 10_000 }))).final_answer).toEqual({ text: 'It counts widgets.', exit_reason: 'completed' });
     const mislabelled = await serve([FINAL], (_req, res) => {
       res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' }).end(completion);
       return true;
     });
-    const trace = await run(new OpenAIModel({ model: 'm', baseURL: mislabelled.baseURL, timeoutMs: 1000 }));
+    const trace = await run(new OpenAIModel({ model: 'm', baseURL: mislabelled.baseURL, timeoutMs: 3000 }));
     expect(trace.error!.message).toContain('malformed_body (HTTP 200: fetch failed: could not decode the response body: Z_DATA_ERROR) and the time budget ran out');
     expect(trace.error!.message).not.toContain('connection_reset');
   });
@@ -254,7 +254,7 @@ describe('OpenAI-compatible servers that answer unlike OpenAI', () => {
       res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' }).end(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(completion)]));
       return true;
     });
-    const trace = await run(new OpenAIModel({ model: 'm', baseURL: server.baseURL, timeoutMs: 1000 }));
+    const trace = await run(new OpenAIModel({ model: 'm', baseURL: server.baseURL, timeoutMs: 10_000 }));
     expect(trace.final_answer).toEqual({ text: 'It counts widgets. ✓', exit_reason: 'completed' });
   });
   it.each([

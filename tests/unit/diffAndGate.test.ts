@@ -197,7 +197,7 @@ describe('the diff on every shape of data', () => {
   });
 });
 
-describe('a default gate right under noise, one verdict and one number (issue 19)', () => {
+describe('a default gate right under noise, one verdict and one number', () => {
   /** A live (noisy) run: the builder's reports replay scripts, which have no trial noise. */
   const live = (report: RunReport): RunReport => ({ ...report, run: { ...report.run, model: { ...report.run.model, provider: 'openai', mode: 'live' } } });
   const letters = (random: () => number, p: number, n: number) => Array.from({ length: n }, () => (random() < p ? 'p' : 'f')).join('');

@@ -331,8 +331,10 @@ describe('shell options that undo the harness', () => {
     } catch {
       // the command's own group is already empty: the job is elsewhere
     }
-    await new Promise((resolve) => setTimeout(resolve, 2500));
-    expect(existsSync(path.join(dir, 'late'))).toBe(true);
+    // The job outlives the kill and touches its file a second later: wait for the file, not a fixed time.
+    const late = path.join(dir, 'late');
+    for (let i = 0; i < 600 && !existsSync(late); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(existsSync(late)).toBe(true);
     for (const sandbox of SANDBOXES) {
       for (const variant of [command, 'set -m --; sleep 1 &', 'set -em -- x']) {
         expect(await decideShell(policy, variant, dir, sandbox), variant).toMatchObject({ decision: 'deny', rule: 'shell-option' });

@@ -10,7 +10,7 @@ import type { Policy } from '../../src/schema/policy.js';
 import { tempDir } from '../helpers/cli.js';
 
 /**
- * Here-documents as bash reads them (issue 18, defect 1). Each case is run by real bash in a
+ * Here-documents as bash reads them. Each case is run by real bash in a
  * temporary folder: `touch mN` markers show which commands bash ran, `outN` files what each
  * here-doc fed its command. The policy's reading must agree: the same markers among the commands it
  * judges, the same text as each here-doc's body. Cases bash reads in a way the reader cannot be

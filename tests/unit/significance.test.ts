@@ -136,7 +136,7 @@ describe('the verdict on every shape of data', () => {
     expect(sig.p_value).toBeCloseTo(2 / 4 ** 10, 15);
   });
 
-  it('the interval printed with a verdict excludes 0 exactly when the verdict is not inconclusive (issue 19)', () => {
+  it('the interval printed with a verdict excludes 0 exactly when the verdict is not inconclusive', () => {
     // Old: 6 of 100 always-pass tasks going 3/3 → 2/3 said "regressed" beside [−7.1, +3.1].
     const six = pairedSignificance(tasks(Array.from({ length: 100 }, (_, i): Row => [3, 3, i < 6 ? 2 : 3, 3])));
     expect(six.verdict === 'inconclusive').toBe(six.ci_low <= 0 && 0 <= six.ci_high);
@@ -164,7 +164,7 @@ describe('the verdict on every shape of data', () => {
     expect(disagreements).toBe(0);
   });
 
-  it('never says p = 0: 250 tasks PPP → FFF give the bound "< 1e-300" (issue 19)', () => {
+  it('never says p = 0: 250 tasks PPP → FFF give the bound "< 1e-300"', () => {
     const sig = pairedSignificance(tasks(Array.from({ length: 250 }, (): Row => [3, 3, 0, 3])));
     expect(sig.p_value).toBeGreaterThan(0);
     expect(sig.p_value).toBe(1e-300);

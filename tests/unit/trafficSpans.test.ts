@@ -3,6 +3,8 @@ import { ChunkAccumulator, SseParser, sseBody, type ChatReply } from '../../src/
 import type { Exchange } from '../../src/capture/exchange.js';
 import { spansFromTraffic } from '../../src/capture/trafficSpans.js';
 import { retryDelayMs } from '../../src/capture/upstream.js';
+import type { RecordContent } from '../../src/schema/recordContent.js';
+import { createRedactor } from '../../src/schema/redact.js';
 
 const reply = (content: string | null, calls: Array<[string, string, string]> = []): ChatReply => ({
   model: 'm', content, refusal: null, toolCalls: calls.map(([id, name, args]) => ({ id, name, arguments: args })), usage: { input_tokens: 10, output_tokens: 2 }, finishReason: calls.length ? 'tool_calls' : 'stop',
@@ -43,6 +45,18 @@ describe('spans from proxied traffic', () => {
   it('a tool call whose result never came back is recorded as not executed', () => {
     const { spans } = spansFromTraffic([exchange([{ role: 'user', content: 'go' }], reply(null, [['c9', 'run', '{}']]))], 'root');
     expect(spans.find((s) => s.kind === 'tool')!.attributes).toMatchObject({ executed: false, 'result.seen': false });
+  });
+
+  it('--record-content: an agent\'s proxied calls record as much of their content as the harness\'s do', () => {
+    const messages = [{ role: 'system' as const, content: 'be brief' }, { role: 'user' as const, content: 'token sk-proj-abcdefghijklmnopqrstuvwx' }];
+    const redact = createRedactor({}).preview;
+    const at = (level: RecordContent) => spansFromTraffic([exchange(messages, reply('y'.repeat(2500)), [])], 'root', [], 'live', [], redact, level).spans[0]!.attributes;
+    expect(at('none')).not.toHaveProperty('llm.content_preview');
+    expect(at('summary')['llm.content_preview']).toHaveLength(2000);
+    expect(at('summary')).not.toHaveProperty('llm.input_messages');
+    const full = at('full');
+    expect(JSON.parse(String(full['llm.input_messages']))).toEqual([messages[0], { role: 'user', content: 'token [REDACTED:openai_key]' }]);
+    expect(full['llm.output_content']).toHaveLength(2500);
   });
 });
 
