@@ -55,8 +55,13 @@ export async function runEpochsAuto(flags: EpochsFlags, tasks: Task[], execute: 
   return adaptive.report;
 }
 
-/** Trials a side every task gets under `compare --epochs auto` before "its trials all agree" stops it. */
-export const COMPARE_MIN_EPOCHS = 2;
+/**
+ * Trials a side every task gets under `compare --epochs auto` before "its trials all agree" stops it.
+ * Three, the fixed comparison's usual epochs: a task that passed 2 of 2 on each side may still be the
+ * one a drop shows in, and stopping it there made the staged design weaker than a fixed 3 → 3 under
+ * an additive drop (bench:gate).
+ */
+export const COMPARE_MIN_EPOCHS = 3;
 
 /** `compare`: --max-epochs and the budgets only mean something with --epochs auto (no baseline file needed). */
 export function checkCompareEpochsFlags(flags: EpochsFlags): void {
