@@ -18,6 +18,12 @@ export interface EpochsFlags {
 }
 
 const DEFAULT_MAX_EPOCHS = 5;
+/**
+ * `run --epochs auto` without --budget or --budget-tokens spends at most this many current trials a
+ * task on average: against a baseline recorded once with many epochs (the rich-baseline workflow),
+ * that is where the paired test gets most of its power per call (docs/statistics.md).
+ */
+export const AUTO_TRIALS_PER_TASK = 3;
 
 /** The most trials a task can get: --epochs K, or --max-epochs with --epochs auto. */
 export function epochCount(flags: EpochsFlags): number {
@@ -43,7 +49,7 @@ export async function runEpochsAuto(flags: EpochsFlags, tasks: Task[], execute: 
   checkEpochsFlags(flags);
   const adaptive = await runAdaptive({
     maxEpochs: epochCount(flags),
-    budgetTrials: flags.budget ?? null,
+    budgetTrials: flags.budget ?? (flags.budgetTokens === undefined ? AUTO_TRIALS_PER_TASK * tasks.length : null),
     budgetTokens: flags.budgetTokens ?? null,
     alpha,
     baseline: readReport(flags.baseline!),

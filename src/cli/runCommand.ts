@@ -14,7 +14,7 @@ import { loadSuites, type LoadedSuite } from '../suite/loadSuite.js';
 import { executeRun } from '../runner/executeRun.js';
 import { ViewerTraces } from '../reporters/html/viewerTraces.js';
 import { CliError, EXIT } from './exitCodes.js';
-import { addGateOptions, finishReport, loadGateInputs, type GateFlags } from './finishReport.js';
+import { addGateOptions, finishReport, GATE_HELP, loadGateInputs, type GateFlags } from './finishReport.js';
 import { DEFAULT_ALPHA } from '../schema/gate.js';
 import { ensureWritableDir } from './outputDir.js';
 import { epochsOption, positiveInt, timeoutMs } from './parsers.js';
@@ -72,7 +72,7 @@ export function addRunOptions(command: Command, { variant }: { variant: boolean 
     .option('-j, --concurrency <n>', 'tasks run at once', positiveInt, 4)
     .option('--epochs <k|auto>', 'run every task K times (pass@k, pass^k, flaky tasks); auto: re-run in stages only where more trials can still move the verdict against --baseline', epochsOption, 1)
     .option('--max-epochs <k>', 'with --epochs auto: most trials any task gets (default 5)', positiveInt)
-    .option('--budget <trials>', 'with --epochs auto: most trials (agent runs) for the whole run', positiveInt)
+    .option('--budget <trials>', 'with --epochs auto: most trials (agent runs) for the whole run (default: 3 a task on average)', positiveInt)
     .option('--budget-tokens <n>', 'with --epochs auto: stop re-running once the run has used about this many tokens', positiveInt)
     .option('--timeout <ms>', `per-task time limit in milliseconds (1 to ${MAX_TIMEOUT_MS}); a task over it is errored, provider retries stay within it`, timeoutMs, 300_000)
     .option('--max-steps <n>', 'step limit for tasks that set none (default 10)', positiveInt)
@@ -239,6 +239,10 @@ Your own agent (see docs/agents.md):
                                       process group and time limit; model calls go through a capture
                                       proxy (OPENAI_BASE_URL, a dummy OPENAI_API_KEY) that records the trace
   --agent-url http://127.0.0.1:8080/run   the same contract over HTTP
+
+Rich baseline: record the baseline once with many epochs (run --epochs 10, then baseline save), and gate
+each change with --baseline B.json --epochs auto: at most 3 trials a task on average (--budget to change).
+${GATE_HELP}
 
 Exit codes: 0 gate passed, 1 gate failed, 2 bad input or usage, 3 could not run.`,
   );

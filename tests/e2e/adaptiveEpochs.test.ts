@@ -35,7 +35,8 @@ describe('run --epochs auto', () => {
     expect(result.stderr).toMatch(/epochs auto: stage 1: 16 trials so far/);
     const report = JSON.parse(readFileSync(path.join(out, 'report.json'), 'utf8'));
     const auto = report.run.adaptive;
-    expect(auto).toMatchObject({ max_epochs: 3, budget_trials: null, alpha: 0.05 });
+    // No --budget: at most 3 trials a task on average (16 tasks), within the caps of 2 × the baseline's 1.
+    expect(auto).toMatchObject({ max_epochs: 3, budget_trials: 48, alpha: 0.05 });
     expect(auto.stages[0]).toMatchObject({ stage: 1, trials_run: 16, rerun: 16 });
     // The demo baseline has one trial per task: a second current trial is all that can still matter.
     expect(auto.trials_run).toBe(32);
