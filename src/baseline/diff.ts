@@ -1,4 +1,5 @@
 import type { Diff, MetricDiff, TaskChange, TaskDiff } from '../schema/diff.js';
+import { DEFAULT_ALPHA } from '../schema/gate.js';
 import type { RunReport, TaskResult } from '../schema/report.js';
 import { ratio } from '../report/stats.js';
 import { epochFlips } from './pairedAdaptivePlan.js';
@@ -59,7 +60,7 @@ export function diffReports(
   current: RunReport,
   baseline: RunReport,
   baselineFile: string,
-  alpha = 0.05,
+  alpha = DEFAULT_ALPHA,
   /** Where the baseline's trace files are, relative to the current output folder (compare runs). */
   baselineTraceDir: string | null = null,
 ): Diff {

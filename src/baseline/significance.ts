@@ -1,4 +1,5 @@
 import jstat from 'jstat';
+import { DEFAULT_ALPHA } from '../schema/gate.js';
 import type { Significance } from '../schema/diff.js';
 import { describeDrop } from '../report/dropFigure.js';
 import { P_FLOOR, stratifiedExact, type TaskCounts } from './stratifiedExact.js';
@@ -200,7 +201,7 @@ function flipsOutcome(tasks: PairedTask[], alpha: number): TestOutcome {
  * `flips`) instead: when which tasks got more trials depended on their pooled outcomes, relabelling
  * is exact only within a pair (a stage gives each side one trial), not across a task's stages.
  */
-export function pairedSignificance(tasks: PairedTask[], alpha = 0.05, staged = false): Significance {
+export function pairedSignificance(tasks: PairedTask[], alpha = DEFAULT_ALPHA, staged = false): Significance {
   const confidence = 1 - alpha;
   const usable = tasks.filter((t) => t.baseline.judged > 0 && t.current.judged > 0);
   const pairs = usable.length;
