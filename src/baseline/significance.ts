@@ -72,7 +72,11 @@ export function taskWeight(t: TaskCounts): number {
  */
 export function informationWeight(t: TaskCounts): number {
   const n = t.baseline.judged + t.current.judged;
-  const p = (t.baseline.passed + t.current.passed + 0.5) / (n + 1);
+  // A task whose trials all agree weighs as if one had gone the other way: it is left out of the
+  // test, and weighing it more than a near-certain task that showed one failure would tie its
+  // weight in the estimate to its outcome (and shrink the estimate of a drop).
+  const s = Math.min(Math.max(t.baseline.passed + t.current.passed, 1), n - 1);
+  const p = (s + 0.5) / (n + 1);
   return Math.round(3 * (p * (1 - p)) ** -0.25);
 }
 
