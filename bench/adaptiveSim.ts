@@ -1,5 +1,6 @@
 /** Simulated `--epochs auto` runs against a fixed baseline, driven by the same planner the CLI uses. */
 import { rng } from './seededRandom.js';
+import { applyDrop, type DropShape } from './dropShapes.js';
 import { planNextStage, type AdaptiveSettings, type TaskTrials } from '../src/baseline/adaptivePlan.js';
 
 export interface AdaptiveSimulation {
@@ -34,7 +35,7 @@ function run(sim: AdaptiveSimulation, base: number[], cur: number[], random: () 
   }
 }
 
-export function simulateAdaptive(sim: AdaptiveSimulation, mixture: (tasks: number, random: () => number) => number[], runs: number, seed: number, drop = 0.05) {
+export function simulateAdaptive(sim: AdaptiveSimulation, mixture: (tasks: number, random: () => number) => number[], runs: number, seed: number, drop = 0.05, shape: DropShape = 'additive') {
   const random = rng(seed);
   let falseAlarm = 0;
   let power = 0;
@@ -45,9 +46,7 @@ export function simulateAdaptive(sim: AdaptiveSimulation, mixture: (tasks: numbe
     const aa = run(sim, base, base, random);
     if (aa.verdict === 'regressed') falseAlarm++;
     callsNull += aa.calls;
-    const mean = base.reduce((a, b) => a + b, 0) / base.length;
-    const factor = Math.max(0, 1 - drop / mean);
-    const ab = run(sim, base, base.map((p) => p * factor), random);
+    const ab = run(sim, base, applyDrop(base, drop, shape), random);
     if (ab.verdict === 'regressed') power++;
     callsDrop += ab.calls;
   }

@@ -2,6 +2,7 @@
 import { planPairedStage, type PairedSettings, type PairedTaskTrials } from '../src/baseline/pairedAdaptivePlan.js';
 import { taskWeight } from '../src/baseline/significance.js';
 import { rng } from './seededRandom.js';
+import { applyDrop, type DropShape } from './dropShapes.js';
 
 export type Mixture = (tasks: number, random: () => number) => number[];
 
@@ -49,10 +50,10 @@ export interface PairedSimResult {
 }
 
 /**
- * `runs` A/A and `runs` A/B comparisons; in A/B every task's probability is scaled so that the mean
- * falls by `drop` (or, with `where`, only tasks the predicate picks are scaled, by the same total drop).
+ * `runs` A/A and `runs` A/B comparisons; in A/B the tasks' probabilities fall by `drop` on the mean,
+ * in the given shape (bench/dropShapes.ts).
  */
-export function simulatePairedAdaptive(settings: PairedSettings, mixture: Mixture, tasks: number, runs: number, seed: number, drop = 0.05, shift: 'scaled' | 'logit' = 'scaled'): PairedSimResult {
+export function simulatePairedAdaptive(settings: PairedSettings, mixture: Mixture, tasks: number, runs: number, seed: number, drop = 0.05, shape: DropShape = 'additive'): PairedSimResult {
   const random = rng(seed);
   const r = { falseAlarm: 0, anyVerdict: 0, power: 0, callsNull: 0, callsDrop: 0, coverageNull: 0, coverageDrop: 0 };
   for (let k = 0; k < runs; k++) {
@@ -61,7 +62,7 @@ export function simulatePairedAdaptive(settings: PairedSettings, mixture: Mixtur
     if (aa.decision.look.verdict === 'regressed') r.falseAlarm++;
     if (aa.decision.look.verdict !== 'inconclusive') r.anyVerdict++;
     r.callsNull += aa.calls;
-    const cur = shift === 'scaled' ? scaled(base, drop) : logitShifted(base, drop);
+    const cur = applyDrop(base, drop, shape);
     const ab = run(settings, base, cur, random);
     if (ab.decision.look.verdict === 'regressed') r.power++;
     r.callsDrop += ab.calls;
@@ -80,44 +81,20 @@ export function simulatePairedAdaptive(settings: PairedSettings, mixture: Mixtur
   };
 }
 
-function scaled(base: number[], drop: number): number[] {
-  const mean = base.reduce((a, b) => a + b, 0) / base.length;
-  const factor = Math.max(0, 1 - drop / mean);
-  return base.map((p) => p * factor);
-}
-
-/** The same mean drop as a shift on the logit scale: middling tasks move most, near-certain ones least. */
-function logitShifted(base: number[], drop: number): number[] {
-  const mean = base.reduce((a, b) => a + b, 0) / base.length;
-  const at = (s: number) => base.map((p) => {
-    const q = Math.min(Math.max(p, 1e-6), 1 - 1e-6);
-    return 1 / (1 + Math.exp(-(Math.log(q / (1 - q)) - s)));
-  });
-  let lo = 0;
-  let hi = 5;
-  for (let i = 0; i < 50; i++) {
-    const mid = (lo + hi) / 2;
-    const m = at(mid).reduce((a, b) => a + b, 0) / base.length;
-    if (mean - m < drop) lo = mid;
-    else hi = mid;
-  }
-  return at((lo + hi) / 2);
-}
-
 /**
  * What no allocation rule can beat: for each simulated suite, trials are given (one pair at a time,
  * each task at least one pair, at most `maxEpochs`) to whichever task raises the expected Z of the
  * paired statistic most, knowing every task's TRUE pass probability on both sides; power is the
  * fixed-sample normal power at two-sided alpha. A ceiling for any rule that must learn from data.
  */
-export function oracleCeiling(mixture: Mixture, tasks: number, epochs: number, maxEpochs: number, runs: number, seed: number, drop = 0.05, alpha = 0.05): number {
+export function oracleCeiling(mixture: Mixture, tasks: number, epochs: number, maxEpochs: number, runs: number, seed: number, drop = 0.05, shape: DropShape = 'additive', alpha = 0.05): number {
   const random = rng(seed);
   const Phi = (x: number) => 0.5 * (1 + erf(x / Math.SQRT2));
   const z = zQuantile(1 - alpha / 2);
   let power = 0;
   for (let r = 0; r < runs; r++) {
     const pa = mixture(tasks, random);
-    const pb = scaled(pa, drop);
+    const pb = applyDrop(pa, drop, shape);
     const d = pa.map((p, i) => p - pb[i]!);
     const v = pa.map((p, i) => p * (1 - pb[i]!) + pb[i]! * (1 - p) - d[i]! ** 2);
     const n = pa.map(() => 1);
@@ -139,6 +116,39 @@ export function oracleCeiling(mixture: Mixture, tasks: number, epochs: number, m
     power += Phi(N / Math.sqrt(V) - z);
   }
   return power / runs;
+}
+
+/**
+ * The valid-test limit of a design with a fixed baseline: `nb` baseline trials a task, and current
+ * trials either `nc` each or, with `budget`, as many as `budget` in all (1 to `maxEpochs` a task)
+ * placed where they add most. The test knows every task's TRUE pass probability on both sides and
+ * weighs task i by d_i / v_i (d its drop, v the variance of its pass-fraction difference), the most
+ * powerful weighted test there is; its power is Φ(√(Σ d_i² / v_i) − z_{1−α/2}) (normal). No test
+ * that must estimate the weights from the data can beat it, so a target above it is out of reach.
+ */
+export function oracleLimit(pa: number[], pb: number[], nb: number, current: { nc: number } | { budget: number; maxEpochs: number }, alpha = 0.05): number {
+  const d = pa.map((p, i) => p - pb[i]!);
+  const info = (i: number, n: number) => {
+    const v = (pa[i]! * (1 - pa[i]!)) / nb + (pb[i]! * (1 - pb[i]!)) / n;
+    return v > 0 ? d[i]! ** 2 / v : 0;
+  };
+  const n = pa.map(() => ('nc' in current ? current.nc : 1));
+  if (!('nc' in current)) {
+    // Σ info is concave in each n_i: giving each next trial to the largest gain is optimal.
+    for (let left = current.budget - pa.length; left > 0; left--) {
+      let best = -1;
+      let gain = 0;
+      for (let i = 0; i < pa.length; i++) {
+        if (n[i]! >= current.maxEpochs) continue;
+        const g = info(i, n[i]! + 1) - info(i, n[i]!);
+        if (g > gain) [best, gain] = [i, g];
+      }
+      if (best < 0) break;
+      n[best]!++;
+    }
+  }
+  const total = n.reduce((s, ni, i) => s + info(i, ni), 0);
+  return 0.5 * (1 + erf((Math.sqrt(total) - zQuantile(1 - alpha / 2)) / Math.SQRT2));
 }
 
 function erf(x: number): number {

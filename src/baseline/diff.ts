@@ -1,9 +1,9 @@
 import { COMPRESSION_METRIC, type Diff, type MetricDiff, type TaskChange, type TaskDiff } from '../schema/diff.js';
+import { DEFAULT_ALPHA } from '../schema/gate.js';
 import type { RunReport, TaskResult } from '../schema/report.js';
 import { ratio } from '../report/stats.js';
-import { pairedSignificance } from './significance.js';
 import { epochFlips } from './pairedAdaptivePlan.js';
-import { tasksBeyondNoise } from './taskNoise.js';
+import { pairedVerdicts } from './pairedVerdicts.js';
 
 /** Model modes whose trials cannot differ by chance: replayed or scripted responses, or no model (policy tasks). */
 const DETERMINISTIC_MODES = new Set(['replayed', 'scripted', 'none']);
@@ -66,7 +66,7 @@ export function diffReports(
   current: RunReport,
   baseline: RunReport,
   baselineFile: string,
-  alpha = 0.05,
+  alpha = DEFAULT_ALPHA,
   /** Where the baseline's trace files are, relative to the current output folder (compare runs). */
   baselineTraceDir: string | null = null,
 ): Diff {
@@ -118,32 +118,18 @@ export function diffReports(
     return [{ base, cur }];
   });
   const epochs = Math.min(current.run.epochs, baseline.run.epochs);
+  // Both sides staged by compare --epochs auto: the exact test is over each task's epoch-paired trials.
+  const staged = current.run.adaptive?.sides === 'both';
   const pairedCounts = paired.map((p) => {
     const b = trialCounts(p.base);
     const c = trialCounts(p.cur);
-    return { baseline: b, current: c, errored: { baseline: b.errored, current: c.errored } };
+    const f = staged ? epochFlips(p.base, p.cur) : null;
+    return { baseline: b, current: c, errored: { baseline: b.errored, current: c.errored }, ...(f ? { flips: { baselineOnly: f.aOnly, currentOnly: f.bOnly, pairs: f.pairs } } : {}) };
   });
-  const significance =
-    paired.length > 0
-      ? pairedSignificance(
-          pairedCounts,
-          alpha,
-          // Both sides staged by compare --epochs auto: the exact test is over epoch-paired trials.
-          current.run.adaptive?.sides === 'both'
-            ? paired.reduce(
-                (sum, p) => {
-                  const f = epochFlips(p.base, p.cur);
-                  return { baselineOnly: sum.baselineOnly + f.aOnly, currentOnly: sum.currentOnly + f.bOnly, pairs: sum.pairs + f.pairs };
-                },
-                { baselineOnly: 0, currentOnly: 0, pairs: 0 },
-              )
-            : undefined,
-        )
-      : null;
-  // Each paired task's own fall, read against noise with the suite's multiplicity controlled.
-  const noise = tasksBeyondNoise(pairedCounts, alpha, {
+  // The suite's verdict and each paired task's own fall, read against noise with the suite's multiplicity controlled.
+  const { significance, noise } = pairedVerdicts(pairedCounts, alpha, {
+    staged,
     deterministic: [baseline, current].every((r) => DETERMINISTIC_MODES.has(r.run.model.mode)),
-    flips: significance?.method === 'exact_mcnemar' ? { regressed: significance.verdict === 'regressed' } : null,
   });
   const byId = new Map(tasks.map((t) => [t.id, t]));
   paired.forEach((p, i) => Object.assign(byId.get(p.cur.id)!, noise[i]));

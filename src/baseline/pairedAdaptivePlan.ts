@@ -14,7 +14,7 @@ import { pairedSignificance, type PairedTask } from './significance.js';
  * pooled outcomes, never at which side a pass came from, so under "no change" it cannot favour
  * either side; the stratified test stays valid (checked by simulation in bench:gate).
  *
- * The test at each look is exact McNemar over epoch-paired trials (each stage gives a task one trial
+ * The test at each look is weighted exact McNemar over epoch-paired trials (each stage gives a task one trial
  * a side, so each pair's two labels are exchangeable whatever the rule did); a task-level relabelling
  * would not be exact here, because whether a task went on depended on its earlier pooled outcomes.
  *
@@ -147,9 +147,8 @@ export function planPairedStage(tasks: PairedTaskTrials[], stage: number, spent:
   const level = nominalLevel(boundary);
 
   const usable = tasks.filter((t) => t.a.judged > 0 && t.b.judged > 0);
-  const paired: PairedTask[] = usable.map((t) => ({ baseline: t.a, current: t.b }));
-  const flips = { baselineOnly: usable.reduce((s, t) => s + t.flips.aOnly, 0), currentOnly: usable.reduce((s, t) => s + t.flips.bOnly, 0), pairs: usable.reduce((s, t) => s + t.flips.pairs, 0) };
-  const sig = paired.length > 0 ? pairedSignificance(paired, level, flips) : null;
+  const paired: PairedTask[] = usable.map((t) => ({ baseline: t.a, current: t.b, flips: { baselineOnly: t.flips.aOnly, currentOnly: t.flips.bOnly, pairs: t.flips.pairs } }));
+  const sig = paired.length > 0 ? pairedSignificance(paired, level, true) : null;
   const look = { stage, fraction, boundary, p: sig?.p_value ?? 1, level, verdict: sig?.verdict ?? ('inconclusive' as const), delta: sig?.delta ?? 0, ciLow: sig?.ci_low ?? -1, ciHigh: sig?.ci_high ?? 1 };
   const finish = (reason: string, why: PairedStopReason) => {
     for (const t of candidates) stopped[t.id] = why;
@@ -159,7 +158,7 @@ export function planPairedStage(tasks: PairedTaskTrials[], stage: number, spent:
   if (candidates.length === 0) return { look, done: true, reason: 'no task can still move the verdict', rerun: [], stopped };
   if (left < 2) return finish(`the budget of ${budget} model calls is spent`, 'budget_spent');
   if (complete) return finish('the information is all but complete: the last look spent what was left of alpha', 'information_complete');
-  if ((settings.futility ?? true) && fraction >= FUTILITY_FROM - 1e-9 && sig && flips.currentOnly >= flips.baselineOnly) {
+  if ((settings.futility ?? true) && fraction >= FUTILITY_FROM - 1e-9 && sig && sig.delta >= 0) {
     return finish(`no sign of a regression after ${spent} of ${budget} model calls (change ${(sig.delta * 100).toFixed(1)} points): stopped for futility`, 'no_regression_sign');
   }
   const ranked = [...candidates].sort(byFewestTrials);

@@ -1,4 +1,5 @@
 import jstat from 'jstat';
+import { DEFAULT_ALPHA } from '../schema/gate.js';
 import type { Significance } from '../schema/diff.js';
 import { describeDrop } from '../report/dropFigure.js';
 import { P_FLOOR, stratifiedExact, type TaskCounts } from './stratifiedExact.js';
@@ -15,6 +16,8 @@ const MANY_ERRORS = 0.1;
 /** One paired task: its judged trials on each side, and how many trials errored (not judged). */
 export interface PairedTask extends TaskCounts {
   errored?: { baseline: number; current: number };
+  /** Its trials paired by epoch, when both sides were staged (compare --epochs auto). */
+  flips?: TrialPairs;
 }
 
 function zQuantile(p: number): number {
@@ -69,7 +72,11 @@ export function taskWeight(t: TaskCounts): number {
  */
 export function informationWeight(t: TaskCounts): number {
   const n = t.baseline.judged + t.current.judged;
-  const p = (t.baseline.passed + t.current.passed + 0.5) / (n + 1);
+  // A task whose trials all agree weighs as if one had gone the other way: it is left out of the
+  // test, and weighing it more than a near-certain task that showed one failure would tie its
+  // weight in the estimate to its outcome (and shrink the estimate of a drop).
+  const s = Math.min(Math.max(t.baseline.passed + t.current.passed, 1), n - 1);
+  const p = (s + 0.5) / (n + 1);
   return Math.round(3 * (p * (1 - p)) ** -0.25);
 }
 
@@ -103,8 +110,8 @@ function weakReasons(tasks: PairedTask[], minAttainableP: number, informative: n
 }
 
 /**
- * Trials paired by epoch across all tasks, for runs whose both sides were staged by a label-blind
- * rule (`compare --epochs auto`): how many pairs only the baseline passed, only the current, and how
+ * One task's trials paired by epoch, for runs whose both sides were staged by a label-blind rule
+ * (`compare --epochs auto`): how many pairs only the baseline passed, only the current, and how
  * many pairs (both sides judged) there were in all.
  */
 export interface TrialPairs {
@@ -148,27 +155,44 @@ function stratifiedOutcome(tasks: TaskCounts[], alpha: number): TestOutcome & { 
   };
 }
 
+/** A discordant pair as a stratum of one trial a side with one pass: under no change either label is equally likely. */
+const CURRENT_ONLY: TaskCounts = { baseline: { passed: 0, judged: 1 }, current: { passed: 1, judged: 1 } };
+const BASELINE_ONLY: TaskCounts = { baseline: { passed: 1, judged: 1 }, current: { passed: 0, judged: 1 } };
+
 /**
- * Exact McNemar over epoch-paired trials and its interval: Δ = (only current − only baseline) / pairs,
- * the change in pass rate over the pairs; the interval is every shift the test would not reject.
+ * Weighted exact McNemar over epoch-paired trials, and its interval. The statistic is T = Σ a_i ·
+ * (pairs of task i only the current passed), a_i the task's information weight from its pooled
+ * trials (which swapping the two labels of a pair leaves fixed, so the test stays exact); under no
+ * change each discordant pair is a fair coin, so T's null is a convolution of scaled Bernoulli(½).
+ * Δ = Σ a_i (only current − only baseline) / Σ a_i · pairs_i; the interval is every shift the test
+ * would not reject. With equal weights it is exact McNemar.
  */
-function flipsOutcome(flips: TrialPairs, alpha: number): TestOutcome {
-  const d = flips.baselineOnly + flips.currentOnly;
-  const pmf = halfBinomial(d);
-  let lo = d;
-  for (let k = 0, below = 0; k <= d; k++) {
-    below += pmf[k]!;
-    if (below >= alpha / 2) {
-      lo = k;
-      break;
+function flipsOutcome(tasks: PairedTask[], alpha: number): TestOutcome {
+  const strata: TaskCounts[] = [];
+  const weights: number[] = [];
+  let pairs = 0;
+  for (const t of tasks) {
+    const f = t.flips ?? { baselineOnly: 0, currentOnly: 0, pairs: 0 };
+    const a = informationWeight(t);
+    for (let k = 0; k < f.currentOnly + f.baselineOnly; k++) {
+      strata.push(k < f.currentOnly ? CURRENT_ONLY : BASELINE_ONLY);
+      weights.push(a);
     }
+    pairs += a * f.pairs;
   }
-  const hi = d - lo;
-  const p = exactMcNemarP(flips.currentOnly, flips.baselineOnly);
-  const verdict = d === 0 ? 'inconclusive' : flips.currentOnly < lo ? 'regressed' : flips.currentOnly > hi ? 'improved' : 'inconclusive';
-  const n = Math.max(1, flips.pairs);
-  const diff = flips.currentOnly - flips.baselineOnly;
-  return { p, pBound: p <= P_FLOOR, delta: diff / n, low: (diff - (2 * hi - d)) / n, high: (diff - (2 * lo - d)) / n, verdict };
+  const exact = stratifiedExact(strata, alpha, weights);
+  const verdict = exact.informative === 0 ? 'inconclusive' : exact.observed < exact.acceptLow ? 'regressed' : exact.observed > exact.acceptHigh ? 'improved' : 'inconclusive';
+  // T − E₀[T] = Σ a_i (only current − only baseline) / 2, so Δ is twice it over the weighted pairs.
+  const scale = Math.max(1, pairs) / 2;
+  if (exact.informative === 0) return { p: 1, pBound: false, delta: 0, low: -1, high: 1, verdict };
+  return {
+    p: exact.p,
+    pBound: exact.pBound,
+    delta: (exact.observed - exact.expected) / scale,
+    low: (exact.observed - exact.acceptHigh) / scale,
+    high: (exact.observed - exact.acceptLow) / scale,
+    verdict,
+  };
 }
 
 /**
@@ -177,11 +201,11 @@ function flipsOutcome(flips: TrialPairs, alpha: number): TestOutcome {
  * when every task has one judged trial per side); two-sided at `alpha`. The estimate and interval are
  * the test's own (see stratifiedOutcome), so the verdict and the interval cannot disagree.
  *
- * With `flips`, the test is exact McNemar over the epoch-paired trials instead: when which tasks got
- * more trials depended on their pooled outcomes, relabelling is exact only within a pair (a stage
- * gives each side one trial), not across a task's stages.
+ * With `staged`, the test is weighted exact McNemar over each task's epoch-paired trials (its
+ * `flips`) instead: when which tasks got more trials depended on their pooled outcomes, relabelling
+ * is exact only within a pair (a stage gives each side one trial), not across a task's stages.
  */
-export function pairedSignificance(tasks: PairedTask[], alpha = 0.05, flips?: TrialPairs): Significance {
+export function pairedSignificance(tasks: PairedTask[], alpha = DEFAULT_ALPHA, staged = false): Significance {
   const confidence = 1 - alpha;
   const usable = tasks.filter((t) => t.baseline.judged > 0 && t.current.judged > 0);
   const pairs = usable.length;
@@ -190,12 +214,13 @@ export function pairedSignificance(tasks: PairedTask[], alpha = 0.05, flips?: Tr
   const regressed = diffs.filter((d) => d < 0).length;
   const stratified = stratifiedOutcome(usable, alpha);
   const exact = stratified.exact;
-  const outcome = flips ? flipsOutcome(flips, alpha) : stratified;
+  const outcome = staged ? flipsOutcome(usable, alpha) : stratified;
+  const discordant = usable.reduce((n, t) => n + (t.flips ? t.flips.baselineOnly + t.flips.currentOnly : 0), 0);
   const mcnemar = pairs > 0 && usable.every((t) => t.baseline.judged === 1 && t.current.judged === 1);
-  const method: Significance['method'] = mcnemar || flips ? 'exact_mcnemar' : exact.method === 'normal' ? 'stratified_normal' : 'stratified_exact';
+  const method: Significance['method'] = mcnemar || staged ? 'exact_mcnemar' : exact.method === 'normal' ? 'stratified_normal' : 'stratified_exact';
   const { verdict } = outcome;
-  const why = flips
-    ? `both sides were run in stages (compare --epochs auto) and more trials went to tasks by their pooled outcomes: exact McNemar over the ${flips.baselineOnly + flips.currentOnly} epoch-paired trials that disagreed, exact under that allocation`
+  const why = staged
+    ? `both sides were run in stages (compare --epochs auto) and more trials went to tasks by their pooled outcomes: exact McNemar over the ${discordant} epoch-paired trials that disagreed (tasks weighted by their pooled pass rate), exact under that allocation`
     : mcnemar
     ? 'every paired task has one judged trial on each side: exact McNemar on the tasks that flipped'
     : exact.method === 'normal'
@@ -228,8 +253,8 @@ export function pairedSignificance(tasks: PairedTask[], alpha = 0.05, flips?: Tr
       baseline_errored: usable.reduce((s, t) => s + (t.errored?.baseline ?? 0), 0),
       current_errored: usable.reduce((s, t) => s + (t.errored?.current ?? 0), 0),
     },
-    interval_method: flips
-      ? 'every change the exact McNemar test over epoch-paired trials would not reject at alpha (its acceptance region, shifted)'
+    interval_method: staged
+      ? 'every change the weighted exact McNemar test over epoch-paired trials would not reject at alpha (its acceptance region, shifted)'
       : 'every change the weighted exact stratified test would not reject at alpha (its acceptance region, shifted): excludes 0 exactly when the verdict is not inconclusive',
   };
   sig.explanation =

@@ -1,4 +1,5 @@
 import jstat from 'jstat';
+import { DEFAULT_ALPHA } from '../schema/gate.js';
 
 const { jStat } = jstat;
 
@@ -85,7 +86,7 @@ function normalTail(z: number): number {
  * of the task's pooled margins only (never of which side a pass came from), so they are fixed under
  * relabelling and the test stays exact. With equal weights and one trial each side it is exact McNemar.
  */
-export function stratifiedExact(tasks: TaskCounts[], alpha = 0.05, weights?: number[]): ExactResult {
+export function stratifiedExact(tasks: TaskCounts[], alpha = DEFAULT_ALPHA, weights?: number[]): ExactResult {
   const strata: Stratum[] = tasks
     .map((t, i) => ({ s: t.baseline.passed + t.current.passed, nb: t.baseline.judged, nc: t.current.judged, x: t.current.passed, a: weights?.[i] ?? 1 }))
     .filter((t) => t.nb > 0 && t.nc > 0 && t.s > 0 && t.s < t.nb + t.nc);

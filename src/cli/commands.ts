@@ -12,7 +12,7 @@ import { createRedactor } from '../schema/redact.js';
 import { TraceSchema } from '../schema/trace.js';
 import { loadSuites } from '../suite/loadSuite.js';
 import { CliError, EXIT } from './exitCodes.js';
-import { addGateOptions, artifactReporters, finishReport, loadGateInputs, type GateFlags } from './finishReport.js';
+import { addGateOptions, artifactReporters, finishReport, GATE_HELP, loadGateInputs, type GateFlags } from './finishReport.js';
 import { Reporters } from '../reporters/runAll.js';
 import { withAdapters } from './runLifecycle.js';
 import { DEFAULT_ALPHA } from '../schema/gate.js';
@@ -69,7 +69,7 @@ export function registerDiff(program: Command, handle: Handle): void {
     .argument('[baseline]', 'baseline report, e.g. baselines/demo.json (or give it as -b/--baseline; not both)')
     .option('-o, --out <dir>', "where to write (default: the report's folder); created if missing");
   addGateOptions(command);
-  command.addHelpText('after', '\nThe baseline is the second argument or -b/--baseline FILE; giving two different ones is an error.\nExit codes: 0 gate passed, 1 gate failed, 2 bad input or usage (also an --out that cannot be created), 3 could not run.');
+  command.addHelpText('after', `\nThe baseline is the second argument or -b/--baseline FILE; giving two different ones is an error.\n${GATE_HELP}\n\nExit codes: 0 gate passed, 1 gate failed, 2 bad input or usage (also an --out that cannot be created), 3 could not run.`);
   command.action(async (reportFile: string, positional: string | undefined, flags: GateFlags & { out?: string }) =>
     handle(async () => {
       const baselineFile = diffBaseline(positional, flags.baseline);
@@ -160,9 +160,11 @@ export function registerCompare(program: Command, handle: Handle): void {
   command.addHelpText(
     'after',
     '\nA runs into <out>/a, B into <out>; <out>/report.json is B with its diff against A (so compare takes no --baseline).\n' +
-      '--epochs auto: A and B run in stages together; more trials go to both sides of the tasks whose trials still vary,\n' +
-      'up to --max-epochs a side; --budget counts both sides\' model calls (3 epochs a side at 100 tasks: --budget 600).\n' +
-      'See docs/statistics.md.\nExit codes: 0 gate passed, 1 gate failed (e.g. a regression), 2 bad input, 3 could not run.',
+      '--epochs auto: A and B run in stages together; every task gets 3 trials a side, then more go to both sides of the\n' +
+      'tasks whose trials still vary, up to --max-epochs a side; --budget counts both sides\' model calls (3 epochs a side at\n' +
+      '100 tasks: --budget 600).\n' +
+      GATE_HELP +
+      '\n\nExit codes: 0 gate passed, 1 gate failed (e.g. a regression), 2 bad input, 3 could not run.',
   );
   command.action(async (suites: string[], flags: RunFlags & { a: string; b: string }) =>
     handle(async () => {

@@ -20,6 +20,12 @@ export type PairedSide = (tasks: Task[], execute: ExecuteSide) => Promise<RunRep
 
 
 const DEFAULT_MAX_EPOCHS = 5;
+/**
+ * `run --epochs auto` without --budget or --budget-tokens spends at most this many current trials a
+ * task on average: against a baseline recorded once with many epochs (the rich-baseline workflow),
+ * that is where the paired test gets most of its power per call (docs/statistics.md).
+ */
+export const AUTO_TRIALS_PER_TASK = 3;
 
 /** The most trials a task can get: --epochs K, or --max-epochs with --epochs auto. */
 export function epochCount(flags: EpochsFlags): number {
@@ -56,7 +62,7 @@ export async function runEpochsAuto(flags: EpochsFlags, tasks: Task[], execute: 
   checkEpochsFlags(flags);
   const adaptive = await runAdaptive({
     maxEpochs: epochCount(flags),
-    budgetTrials: flags.budget ?? null,
+    budgetTrials: flags.budget ?? (flags.budgetTokens === undefined ? AUTO_TRIALS_PER_TASK * tasks.length : null),
     budgetTokens: flags.budgetTokens ?? null,
     alpha,
     baseline: readReport(flags.baseline!),
@@ -68,8 +74,13 @@ export async function runEpochsAuto(flags: EpochsFlags, tasks: Task[], execute: 
   return adaptive.report;
 }
 
-/** Trials a side every task gets under `compare --epochs auto` before "its trials all agree" stops it. */
-export const COMPARE_MIN_EPOCHS = 2;
+/**
+ * Trials a side every task gets under `compare --epochs auto` before "its trials all agree" stops it.
+ * Three, the fixed comparison's usual epochs: a task that passed 2 of 2 on each side may still be the
+ * one a drop shows in, and stopping it there made the staged design weaker than a fixed 3 → 3 under
+ * an additive drop (bench:gate).
+ */
+export const COMPARE_MIN_EPOCHS = 3;
 
 /** `compare`: --max-epochs and the budgets only mean something with --epochs auto (no baseline file needed). */
 export function checkCompareEpochsFlags(flags: EpochsFlags): void {

@@ -37,6 +37,17 @@ export interface GateFlags {
 }
 
 
+/** What the gate asks when no rule is given, for the help of every command that gates (see defaultRules). */
+export const GATE_HELP = `
+Gate with no rule flags or --gate file (docs/statistics.md):
+  with a baseline   fail on a task whose own fall is beyond noise (max_regressions 0; tasks that only
+                    moved are listed, not counted), on a significant drop of the suite
+                    (no_significant_regression) and on any errored trial
+  without one       every task passes and no trial errors: a suite without a baseline is a specification
+  --max-tasks-down 0  the literal rule for deterministic suites (policy tasks, cassettes): no task may
+                    go from pass to fail, noise or not
+  --max-drop 5%     checks the drop every report prints (the paired test's estimate)`;
+
 export function addGateOptions(command: Command): Command {
   return command
     .option('-b, --baseline <file>', 'diff against this baseline report (e.g. baselines/demo.json)')

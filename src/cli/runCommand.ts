@@ -17,7 +17,7 @@ import { loadSuites, type LoadedSuite } from '../suite/loadSuite.js';
 import { executeRun } from '../runner/executeRun.js';
 import { ViewerTraces } from '../reporters/html/viewerTraces.js';
 import { CliError, EXIT } from './exitCodes.js';
-import { addGateOptions, artifactReporters, finishReport, loadGateInputs, type GateFlags, type GateInputs } from './finishReport.js';
+import { addGateOptions, artifactReporters, finishReport, GATE_HELP, loadGateInputs, type GateFlags, type GateInputs } from './finishReport.js';
 import { defaultProgressReporter, PROGRESS_REPORTER_NAMES, PROGRESS_REPORTERS, type ProgressReporterName } from '../reporters/progress.js';
 import type { Reporter } from '../reporters/types.js';
 import { Reporters } from '../reporters/runAll.js';
@@ -87,7 +87,7 @@ export function addRunOptions(command: Command, { variant }: { variant: boolean 
     .option('-j, --concurrency <n>', 'tasks run at once', positiveInt, 4)
     .option('--epochs <k|auto>', 'run every task K times (pass@k, pass^k, flaky tasks); auto: re-run in stages only where more trials can still move the verdict against --baseline', epochsOption, 1)
     .option('--max-epochs <k>', 'with --epochs auto: most trials any task gets (default 5)', epochs)
-    .option('--budget <trials>', 'with --epochs auto: most trials (agent runs) for the whole run', positiveInt)
+    .option('--budget <trials>', 'with --epochs auto: most trials (agent runs) for the whole run (default: 3 a task on average)', positiveInt)
     .option('--budget-tokens <n>', 'with --epochs auto: stop re-running once the run has used about this many tokens', positiveInt)
     .option('--timeout <ms>', `per-task time limit in milliseconds (1 to ${MAX_TIMEOUT_MS}); provider retries stay within it; a harness task over it is errored TASK_TIMEOUT; an external agent (--agent-cmd, --agent-url) is stopped a margin before it (20% of it, 0.25 to 2 s) and failed AGENT_TIMEOUT`, timeoutMs, 300_000)
     .option('--max-steps <n>', 'step limit for tasks that set none (default 10)', positiveInt)
@@ -335,6 +335,10 @@ Progress (see docs/runs.md):
   waiting, ETA), line (a pipe or CI), dot, json or quiet. A live endpoint that refuses the
   connection or the key stops the run before its first trial (exit 3); a provider fault that
   errors the first ${FAULT_STREAK_LIMIT} trials alike stops it there (finish with --resume once fixed).
+
+Rich baseline: record the baseline once with many epochs (run --epochs 10, then baseline save), and gate
+each change with --baseline B.json --epochs auto: at most 3 trials a task on average (--budget to change).
+${GATE_HELP}
 
 Exit codes: 0 gate passed, 1 gate failed, 2 bad input or usage, 3 could not run.`,
   );

@@ -3,6 +3,10 @@ import { diffReports } from '../../src/baseline/diff.js';
 import { toBaseline } from '../../src/baseline/baselineFile.js';
 import { defaultRules, evaluateGate } from '../../src/gate/gate.js';
 import { makeReport } from '../helpers/reportBuilder.js';
+import { describeDrop } from '../../src/report/dropFigure.js';
+import { formatDiff } from '../../src/reporters/terminalDiff.js';
+import { mdText, summaryMarkdown } from '../../src/reporters/summaryMarkdown.js';
+import { buildCharts } from '../../src/reporters/html/charts.js';
 import { rng } from '../../bench/seededRandom.js';
 import type { RunReport } from '../../src/schema/report.js';
 
@@ -252,6 +256,22 @@ describe('a default gate right under noise, one verdict and one number', () => {
     expect(gate.results[1]!.actual).toContain(`drop ${printed} points`);
     expect(evaluateGate(report, { max_drop: Number(printed) / 100 }, 't').passed).toBe(true);
     expect(report.diff.metrics.map((m) => m.name)).not.toContain('paired_pass_rate');
+  });
+
+  it('one drop figure: the terminal, summary.md, the report.html verdict chart and max_drop print the same drop, interval and p', () => {
+    const random = rng(78);
+    const ps = mixture(random);
+    const base = live(makeReport(ps.map((p, i) => ({ id: `t${i}`, trials: letters(random, p, 3) }))));
+    const cur = live(makeReport(ps.map((p, i) => ({ id: `t${i}`, trials: letters(random, Math.max(0, p - 0.1), 3) }))));
+    const diffed = { ...cur, diff: diffReports(cur, base, 'b.json') };
+    const report = { ...diffed, gate: evaluateGate(diffed, { max_drop: 0.5, no_significant_regression: true }, 't') };
+    const figure = describeDrop(report.diff.significance!);
+    expect(figure).toMatch(/^drop \d+\.\d points, 95% CI \[-?\d+\.\d, -?\d+\.\d\], p/);
+    expect(formatDiff(report.diff)).toContain(figure);
+    expect(summaryMarkdown(report)).toContain(mdText(figure));
+    expect(buildCharts(report).find((c) => c.id === 'verdict')!.title).toContain(figure);
+    expect(report.gate.results.find((r) => r.rule === 'max_drop')!.actual).toBe(figure.split(',')[0]);
+    expect(report.gate.results.find((r) => r.rule === 'no_significant_regression')!.actual).toContain(figure);
   });
 
   it('max_drop reads the drop as printed: a printed "drop 17.0 points" passes --max-drop 17%', () => {

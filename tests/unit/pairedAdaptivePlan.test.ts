@@ -11,7 +11,7 @@ const task = (id: string, a: [number, number], b: [number, number], flips: [numb
   id,
   a: { passed: a[0], judged: a[1], errored: 0 },
   b: { passed: b[0], judged: b[1], errored: 0 },
-  flips: { aOnly: flips[0], bOnly: flips[1] },
+  flips: { aOnly: flips[0], bOnly: flips[1], pairs: Math.min(a[1], b[1]) },
 });
 const settings = { maxEpochs: 5, minEpochs: 2, budget: null, alpha: 0.05, futility: false };
 
@@ -24,7 +24,7 @@ describe('the allocation rule of compare --epochs auto', () => {
     expect(taskStop(task('varies_on_one_side', [1, 2], [1, 2]), settings)).toBeNull();
     expect(taskStop(task('capped', [3, 5], [2, 5]), settings)).toBe('max_epochs');
     // A side whose trials all errored has no judged trial yet: it is not known to agree.
-    expect(taskStop({ id: 'errored', a: { passed: 2, judged: 2, errored: 0 }, b: { passed: 0, judged: 0, errored: 2 }, flips: { aOnly: 0, bOnly: 0 } }, settings)).toBeNull();
+    expect(taskStop({ id: 'errored', a: { passed: 2, judged: 2, errored: 0 }, b: { passed: 0, judged: 0, errored: 2 }, flips: { aOnly: 0, bOnly: 0, pairs: 0 } }, settings)).toBeNull();
   });
 
   it('re-runs on both sides exactly the tasks that can still move the verdict, and says why the others stop', () => {
@@ -44,7 +44,7 @@ describe('the allocation rule of compare --epochs auto', () => {
         const b = Math.floor(random() * (n + 1));
         return task(`t${i}`, [a, n], [b, n], [Math.max(0, a - b), Math.max(0, b - a)]);
       });
-      const swapped = tasks.map((t) => (random() < 0.5 ? { ...t, a: t.b, b: t.a, flips: { aOnly: t.flips.bOnly, bOnly: t.flips.aOnly } } : t));
+      const swapped = tasks.map((t) => (random() < 0.5 ? { ...t, a: t.b, b: t.a, flips: { aOnly: t.flips.bOnly, bOnly: t.flips.aOnly, pairs: t.flips.pairs } } : t));
       // A tiny alpha keeps the verdict from settling, so only the allocation is compared.
       const plan = planPairedStage(tasks, 2, 60, { ...settings, budget: 80, alpha: 1e-6 }, [0.2]);
       const planSwapped = planPairedStage(swapped, 2, 60, { ...settings, budget: 80, alpha: 1e-6 }, [0.2]);
@@ -67,12 +67,17 @@ describe('the allocation rule of compare --epochs auto', () => {
     expect(spent.look.boundary).toBeCloseTo(sequentialBoundaries([0.3, 0.6, 1], 0.05)[2]!, 10);
   });
 
-  it('tests each look with exact McNemar over the epoch-paired trials at the level of its boundary', () => {
+  it('tests each look with weighted exact McNemar over the epoch-paired trials at the level of its boundary', () => {
     // 30 tasks, each 3 trials a side; 14 pairs only A passed, 2 only B passed.
     const tasks = Array.from({ length: 30 }, (_, i) => (i < 14 ? task(`t${i}`, [3, 3], [2, 3], [1, 0]) : i < 16 ? task(`t${i}`, [2, 3], [3, 3], [0, 1]) : task(`t${i}`, [2, 3], [2, 3], [1, 1])));
     const d = planPairedStage(tasks, 3, 180, { ...settings, maxEpochs: 3 }, [0.3, 0.6]);
-    // 14 + 14 (the balanced tasks' flips) against 2 + 14.
-    expect(d.look.p).toBeCloseTo(exactMcNemarP(16, 28), 12);
+    // Pooled 5/6 weighs 5 (16 flips, 2 of them B's), pooled 4/6 weighs 4 (28 flips, 14 B's): under no
+    // change T = 5·Bin(16, ½) + 4·Bin(28, ½), observed 5·2 + 4·14 = 66; summed here term by term.
+    const choose = (n: number, k: number): number => (k === 0 ? 1 : (choose(n, k - 1) * (n - k + 1)) / k);
+    let below = 0;
+    for (let k1 = 0; k1 <= 16; k1++) for (let k2 = 0; k2 <= 28; k2++) if (5 * k1 + 4 * k2 <= 66) below += choose(16, k1) * choose(28, k2) * 0.5 ** 44;
+    expect(d.look.p).toBeCloseTo(2 * below, 12);
+    expect(d.look.p).toBeLessThan(exactMcNemarP(16, 28));
     expect(d.look.fraction).toBe(1);
     expect(d.done).toBe(true);
   });
@@ -102,11 +107,8 @@ describe('epoch-paired trials', () => {
   });
 
   it('give the paired test its p-value, direction, estimate and interval (exact McNemar over the pairs)', () => {
-    const tasks = [
-      { baseline: { passed: 3, judged: 3 }, current: { passed: 1, judged: 3 } },
-      { baseline: { passed: 2, judged: 2 }, current: { passed: 2, judged: 2 } },
-    ];
-    const sig = pairedSignificance(tasks, 0.05, { baselineOnly: 7, currentOnly: 0, pairs: 10 });
+    const tasks = [{ baseline: { passed: 8, judged: 10 }, current: { passed: 1, judged: 10 }, flips: { baselineOnly: 7, currentOnly: 0, pairs: 10 } }];
+    const sig = pairedSignificance(tasks, 0.05, true);
     expect(sig.method).toBe('exact_mcnemar');
     expect(sig.p_value).toBeCloseTo(2 * 0.5 ** 7, 12);
     expect(sig.verdict).toBe('regressed');

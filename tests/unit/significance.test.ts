@@ -116,6 +116,10 @@ describe('the verdict on every shape of data', () => {
     // p̃ = (s + ½)/(N + 1): 3.5/5 = 0.7 → 3·0.21^(−1/4) = 4.43 → 4; 5.5/7 → 3·0.168^(−1/4) = 4.68 → 5.
     expect(informationWeight({ baseline: { passed: 3, judged: 3 }, current: { passed: 0, judged: 1 } })).toBe(4);
     expect(informationWeight({ baseline: { passed: 3, judged: 3 }, current: { passed: 2, judged: 3 } })).toBe(5);
+    // A task whose trials all agree weighs as if one had gone the other way, so its weight in the
+    // estimate does not grow with showing no failure (which biased the drop towards 0, bench:gate coverage).
+    expect(informationWeight({ baseline: { passed: 3, judged: 3 }, current: { passed: 3, judged: 3 } })).toBe(5);
+    expect(informationWeight({ baseline: { passed: 0, judged: 10 }, current: { passed: 0, judged: 3 } })).toBe(informationWeight({ baseline: { passed: 1, judged: 10 }, current: { passed: 0, judged: 3 } }));
     // Which side a pass came from never changes the weight.
     expect(informationWeight({ baseline: { passed: 1, judged: 3 }, current: { passed: 3, judged: 3 } })).toBe(informationWeight({ baseline: { passed: 3, judged: 3 }, current: { passed: 1, judged: 3 } }));
     // The estimate: (4·0.75·(−1) + 5·1.5·(−1/3)) / (4·0.75 + 5·1.5).
@@ -211,7 +215,8 @@ describe('the verdict on every shape of data', () => {
     const sig = pairedSignificance(tasks(rows));
     expect(sig.verdict).toBe('regressed');
     expect(sig.ci_high).toBeLessThan(0);
-    // Weighted as the test weighs: the ten 3/3 → 1/3 tasks (pooled 4/6) weigh 4, the twenty that stayed 3/3 weigh 6.
-    expect(sig.delta).toBeCloseTo((10 * 4 * (-2 / 3)) / (10 * 4 + 20 * 6), 12);
+    // Weighted as the test weighs: the ten 3/3 → 1/3 tasks (pooled 4/6) weigh 4; the twenty that
+    // stayed 3/3 weigh as a task with one failure would (5/6: 5), not more for showing none.
+    expect(sig.delta).toBeCloseTo((10 * 4 * (-2 / 3)) / (10 * 4 + 20 * 5), 12);
   });
 });
