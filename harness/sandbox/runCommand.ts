@@ -2,6 +2,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { sessionMembers } from './processTree.js';
 import { gitEnvironment, gitShimDir } from '../git/gitEnv.js';
+import { publicTemplatesEnv } from '../git/secretBlobs.js';
 import { bwrapArgs } from './bwrapArgs.js';
 import { cutAtToken } from '../../src/schema/redact.js';
 
@@ -36,7 +37,7 @@ export function sandboxEnv(workspace: string, secretPaths: readonly string[] = [
   return {
     ...gitEnvironment(workspace),
     // The git shim refuses to print a secret the repository tracks or once tracked (its objects are not masked).
-    ...(secretPaths.length > 0 ? { TRACEGATE_SECRET_PATHS: secretPaths.join('\n') } : {}),
+    ...(secretPaths.length > 0 ? { TRACEGATE_SECRET_PATHS: secretPaths.join('\n'), ...publicTemplatesEnv(workspace, secretPaths) } : {}),
     PATH: `${gitShimDir()}:/usr/local/bin:/usr/bin:/bin`,
     HOME: workspace,
     LANG: 'C.UTF-8',

@@ -39,8 +39,10 @@ esac
 [ -n "$kind" ] || return 0
 secret_pathspecs
 [ -n "$find_specs" ] || return 0
-tracked=$(first_tracked_secret)
-[ -n "$tracked" ] || return 0
+tracked_secrets
+[ -n "$withheld" ] || return 0
+tracked=${withheld%%"$nl"*}
+exclude_withheld
 
 # Read what follows the subcommand: options, operands (objects), and any `--`.
 listing_only=1 dashdash= operands= follow= lines=
@@ -79,7 +81,8 @@ fi
 
 # A named object that is, or (for diff, grep, archive) holds, a secret's content is refused.
 if [ -n "$operands" ]; then
-  blobs=$(secret_blobs | cut -f1 | sort -u)
+  # A blob only ever at public templates is no secret.
+  blobs=$(secret_blobs | { if [ -n "$TRACEGATE_PUBLIC_TEMPLATES" ]; then grep -vxF -e "$TRACEGATE_PUBLIC_TEMPLATES"; else cat; fi; } | cut -f1 | sort -u)
   # Each operand, each end of a range, and each peeled (a tag of a blob shows the blob).
   wanted=$(printf '%s\n' "$operands" | sed -n 's/^\^//; s/\.\.\.*/\n/g; /./p' | sed -n '/./{p;s/$/^{}/p;}' | as_command cat-file --batch-check='%(objecttype) %(objectname)' 2>/dev/null)
   IFS=$nl
