@@ -101,6 +101,21 @@ describe.each(['process', 'bwrap'] as const)('the git shim judges a tracked temp
   });
 });
 
+describe.each(['process', 'bwrap'] as const)('listings of a history where a secret was renamed away, under %s', (mode: SandboxMode) => {
+  const policy = loadPolicy();
+  it.skipIf(mode === 'bwrap' && !hasBubblewrap()).each(['git log --name-status', 'git log --raw', 'git whatchanged', 'git log --stat', 'git log --summary', 'git log --oneline --stat -M'])('%s runs, and scores no rename of the secret', async (command) => {
+    // `.env` deleted and a file much like it added: rename detection would read the secret's blob
+    // (masked under bubblewrap, so git stopped at it) and print how like the secret the new file is.
+    const dir = repo({ '.env': `OPENAI_API_KEY=${SECRET}\nA=1\nB=2\n`, 'a.txt': 'one\n' }, {});
+    spawnSync('sh', ['-c', "git rm -q .env && printf 'A=1\\nB=2\\nC=3\\n' > b.txt && git add b.txt && git -c user.name=t -c user.email=t@t commit -qm second"], { cwd: dir, env: { PATH: '/usr/bin:/bin', HOME: dir, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' } });
+    const result = await runCommand(command, { workspace: dir, timeoutMs: 30_000, outputCap: 50_000, mode, secretPaths: policy.secret_paths });
+    expect(result.exitCode, `${command}: ${result.output}`).toBe(0);
+    expect(result.output).toContain('b.txt');
+    expect(result.output).not.toMatch(/R[0-9]{3}|=> b\.txt|rename/);
+    expect(result.output).not.toContain(SECRET);
+  });
+});
+
 describe.skipIf(!hasBubblewrap())('bubblewrap judges a template by its content', () => {
   it('a .env.example of placeholders is readable; one holding a real key is masked, in the work tree and in the objects', async () => {
     const secretPaths = loadPolicy().secret_paths;

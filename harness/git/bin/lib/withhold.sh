@@ -4,7 +4,9 @@
 # Options of the history walkers (log, whatchanged, reflog, stash list) that print no file content:
 # with only these, the listing is left as it is (an exclude pathspec would drop commits from it).
 # Anything else (-p, -U3, --unified=1, --patch-with-stat, -W, --cc, -c, -m, --word-diff, -G, -S,
-# their abbreviations, options not known here) is treated as printing patch text.
+# their abbreviations, options not known here) is treated as printing patch text; so are --stat,
+# --numstat, --dirstat, --summary and -M, which read the blobs (under bubblewrap a secret's blob is
+# masked, and git would stop at it).
 lists_only() {
   case $1 in
     --oneline | --pretty | --pretty=* | --format=* | --format | --abbrev-commit | --no-abbrev-commit | --abbrev | --abbrev=* | --no-abbrev) ;;
@@ -14,8 +16,8 @@ lists_only() {
     --author=* | --committer=* | --grep=* | --author | --committer | --grep | -i | --regexp-ignore-case | -E | --extended-regexp | -F | --fixed-strings | -P | --perl-regexp | --all-match | --invert-grep) ;;
     --no-merges | --merges | --min-parents=* | --max-parents=* | --first-parent | --reverse | --topo-order | --date-order | --author-date-order) ;;
     --left-right | --cherry-pick | --cherry-mark | --cherry | --left-only | --right-only | --boundary | --ancestry-path | --simplify-by-decoration | --full-history | --dense | --sparse | --show-pulls | --no-walk | --no-walk=* | --do-walk | --parents | --children | --not | --end-of-options) ;;
-    --stat | --stat=* | --numstat | --shortstat | --name-only | --name-status | --summary | --raw | --dirstat | --dirstat=* | -s | --no-patch | --quiet) ;;
-    --color | --color=* | --no-color | -z | --null | --relative | --relative=* | --no-relative | --no-renames | -M | -M[0-9]* | --find-renames | --find-renames=*) ;;
+    --name-only | --name-status | --raw | -s | --no-patch | --quiet) ;;
+    --color | --color=* | --no-color | -z | --null | --relative | --relative=* | --no-relative | --no-renames) ;;
     --no-ext-diff | --no-textconv | --log-size | --mailmap | --use-mailmap | --no-mailmap | --no-use-mailmap | --count | --encoding=* | --no-notes | --ignore-submodules | --ignore-submodules=*) ;;
     -*) return 1 ;;
   esac
@@ -102,7 +104,20 @@ if [ -n "$operands" ]; then
   IFS=$old_ifs
 fi
 [ "$kind" = objects ] && return 0
-[ "$kind" = walk ] && [ -n "$listing_only" ] && return 0
+if [ "$kind" = walk ] && [ -n "$listing_only" ]; then
+  # The listing stays whole, without rename detection: scoring a rename of a secret path reads its
+  # blob (masked under bubblewrap, where git would stop at it) and prints how like the secret a file is.
+  count=$#
+  n=0
+  while [ "$n" -lt "$count" ]; do
+    a=$1
+    shift
+    n=$((n + 1))
+    set -- "$@" "$a"
+    [ "$n" -eq "$sub_at" ] && set -- "$@" --no-renames
+  done
+  return 0
+fi
 
 # A line range or --follow takes one path and no other pathspec: it runs if that path never had a secret name.
 if [ -n "$lines" ] || [ -n "$follow" ]; then
