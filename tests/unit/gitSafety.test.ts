@@ -78,6 +78,15 @@ describe.each(['process', 'bwrap'] as const)('git in the %s sandbox', (mode: San
     expect(fired(ws)).toEqual([]);
   });
 
+  it.skipIf(mode === 'bwrap' && !hasBubblewrap())('git add -p on a terminal (once approved) runs no interactive diff filter', async () => {
+    const ws = trappedRepo();
+    writeFileSync(path.join(ws, '.git/config'), `\n[interactive]\n\tdiffFilter = "touch ${ws}/.canary-diff_filter; cat"\n[color]\n\tinteractive = always\n\tdiff = always\n`, { flag: 'a' });
+    // git filters the hunks only when it colors them, on a terminal that is not dumb: `script` gives it one.
+    const result = await runCommand("printf 'n\\n' | TERM=xterm script -qec 'git add -p' /dev/null", { workspace: ws, timeoutMs: 20_000, outputCap: 8000, mode });
+    expect(result.output).toContain('changed');
+    expect(fired(ws)).toEqual([]);
+  });
+
   it.skipIf(mode === 'bwrap' && !hasBubblewrap())('a work tree configured outside the workspace is refused', async () => {
     const ws = trappedRepo();
     const outside = realpathSync(tempDir('tracegate-outside-'));
