@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readdirSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { decideShell, hasBubblewrap, loadPolicy, runCommand, type SandboxMode } from '../../harness/index.js';
@@ -134,6 +134,11 @@ const OUTWARD: Array<[string, (ws: string, out: { dir: string; blob: string }) =
   ['objects borrowed from an outside repository (alternates)', (ws, out) => writeFileSync(path.join(ws, '.git/objects/info/alternates'), `${out.dir}/.git/objects\n`), (out) => `git cat-file -p ${out.blob}`],
   ['a link inside .git to an outside object store', (ws, out) => symlinkSync(`${out.dir}/.git/objects`, path.join(ws, '.git/objects/borrowed')), (out) => `git cat-file -p ${out.blob}`],
   ['a partial clone whose promisor remote is an outside repository', (ws, out) => writeFileSync(path.join(ws, '.git/config'), `\n[remote "origin"]\n\turl = ${out.dir}\n\tpromisor = true\n[extensions]\n\tpartialClone = origin\n[core]\n\trepositoryformatversion = 1\n`, { flag: 'a' }), (out) => `git cat-file -p ${out.blob}`],
+  // Files a key's value names, whose content git writes where it can be read or prints: a commit
+  // template lands in .git/COMMIT_EDITMSG, a signature file in every patch, a skip list's line in an error.
+  ['a commit template outside', (ws, out) => writeFileSync(path.join(ws, '.git/config'), `\n[commit]\n\ttemplate = ${out.dir}/secret.txt\n[user]\n\tname = t\n\temail = t@t\n`, { flag: 'a' }), () => 'rm -f .git/COMMIT_EDITMSG; git commit -a; cat .git/COMMIT_EDITMSG'],
+  ['a patch signature file outside', (ws, out) => writeFileSync(path.join(ws, '.git/config'), `\n[format]\n\tsignatureFile = ${out.dir}/secret.txt\n`, { flag: 'a' }), () => 'git format-patch -1 --stdout'],
+  ['an fsck skip list outside', (ws, out) => writeFileSync(path.join(ws, '.git/config'), `\n[fsck]\n\tskipList = ${out.dir}/secret.txt\n`, { flag: 'a' }), () => 'git fsck'],
   ['a .git file pointing at an outside repository', (ws, out) => {
     rmSync(path.join(ws, '.git'), { recursive: true });
     writeFileSync(path.join(ws, '.git'), `gitdir: ${out.dir}/.git\n`);
@@ -158,9 +163,20 @@ describe.each(['process', 'bwrap'] as const)('git in the %s sandbox never reads 
     expect(fired(ws)).toEqual([]);
   });
 
+  it.skipIf(mode === 'bwrap' && !hasBubblewrap())('a patch folder configured outside, not there yet, is not written', async () => {
+    const ws = trappedRepo();
+    const out = outsideRepo();
+    writeFileSync(path.join(ws, '.git/config'), `\n[format]\n\toutputDirectory = ../${path.basename(out.dir)}/patches/new\n`, { flag: 'a' });
+    const result = await runCommand('git format-patch -1', { workspace: ws, timeoutMs: 10_000, outputCap: 8000, mode });
+    expect(existsSync(path.join(out.dir, 'patches')), result.output).toBe(false);
+    if (mode === 'process') expect(result.output).toMatch(/refused: format\.outputdirectory names/);
+  });
+
   it.skipIf(mode === 'bwrap' && !hasBubblewrap())('an ordinary repository still works with every check in place', async () => {
     const ws = trappedRepo();
     mkdirSync(path.join(ws, 'sub'));
+    // Files named inside the workspace, relative or absolute, are the repository's own business.
+    writeFileSync(path.join(ws, '.git/config'), `\n[commit]\n\ttemplate = .gitmessage\n[format]\n\toutputDirectory = ${ws}/patches\n`, { flag: 'a' });
     const result = await runCommand('git status --short && git -C sub log --oneline && git config --list --name-only', { workspace: ws, timeoutMs: 10_000, outputCap: 8000, mode });
     expect(result.exitCode, result.output).toBe(0);
     expect(result.output).toContain('M a.txt');
@@ -177,6 +193,12 @@ describe('the outward traps are real', () => {
     const env = { PATH: '/usr/bin:/bin', HOME: ws, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' };
     expect(spawnSync('git', ['config', '--get', 'github.token'], { cwd: ws, env, encoding: 'utf8' }).stdout).toContain('OUTSIDE-SECRET');
     expect(spawnSync('git', ['cat-file', '-p', out.blob], { cwd: ws, env, encoding: 'utf8' }).stdout).toContain('OUTSIDE-SECRET');
+    writeFileSync(path.join(ws, '.git/config'), `\n[commit]\n\ttemplate = ${out.dir}/secret.txt\n[format]\n\tsignatureFile = ${out.dir}/secret.txt\n[fsck]\n\tskipList = ${out.dir}/secret.txt\n`, { flag: 'a' });
+    const quiet = { ...env, GIT_EDITOR: 'false', GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 'core.hooksPath', GIT_CONFIG_VALUE_0: '/dev/null' };
+    spawnSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-a'], { cwd: ws, env: quiet });
+    expect(readFileSync(path.join(ws, '.git/COMMIT_EDITMSG'), 'utf8')).toContain('OUTSIDE-SECRET');
+    expect(spawnSync('git', ['format-patch', '-1', '--stdout'], { cwd: ws, env: quiet, encoding: 'utf8' }).stdout).toContain('OUTSIDE-SECRET');
+    expect(spawnSync('git', ['fsck'], { cwd: ws, env: quiet, encoding: 'utf8' }).stderr).toContain('OUTSIDE-SECRET');
   });
 });
 
