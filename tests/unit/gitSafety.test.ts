@@ -279,6 +279,36 @@ describe('a secret the repository tracks, or once tracked, is not printed from i
     expect((await run('git log --oneline', dir, mode, secretPaths)).output).toContain('removed');
   });
 
+  it.each(modes)('under %s: commands that carry whole objects (a stream, a pack, a merge\'s hunks, a ref\'s raw object) are refused', async (mode) => {
+    const dir = committedSecretRepo();
+    const blob = blobOf(dir);
+    spawnSync('git', ['tag', 'secret-blob', blob], { cwd: dir });
+    const secretPaths = loadPolicy().secret_paths;
+    const carriers = [
+      'git fast-export --all',
+      `echo ${blob} | git -c pack.compression=0 pack-objects --stdout`,
+      'git merge-tree HEAD~1 HEAD~1 HEAD',
+      `git unpack-file ${blob} && cat .merge_file_*`,
+      "git for-each-ref --format='%(raw)' refs/tags",
+      "git tag --list --format='%(raw)'",
+    ];
+    for (const command of carriers) {
+      // The trap is real: the same git without the policy's secret paths prints the secret.
+      expect((await run(`${command}; rm -f .merge_file_*`, dir, mode)).output, command).toContain(SECRET);
+      const guarded = await run(command, dir, mode, secretPaths);
+      expect(guarded.output, command).not.toContain(SECRET);
+      expect(guarded.exitCode, `${command}: ${guarded.output}`).not.toBe(0);
+      // Under bubblewrap the blob is masked, and git cannot read the history through the tag to it: the shim fails closed.
+      expect(guarded.output, command).toMatch(mode === 'bwrap' ? (command.includes('unpack-file') ? /unable to read|bad object|corrupt|refused/ : /refused: /) : /refused: .*deploy\/\.env/);
+    }
+    // What carries only ids and names still runs (with no ref to a blob bubblewrap masks).
+    spawnSync('git', ['tag', '-d', 'secret-blob'], { cwd: dir });
+    for (const command of ["git for-each-ref --format='%(objectname) %(raw:size)'", 'git merge-tree --write-tree HEAD HEAD~1', 'git tag --list', 'git branch --list']) {
+      const listed = await run(command, dir, mode, secretPaths);
+      expect(listed.exitCode, `${command}: ${listed.output}`).toBe(0);
+    }
+  });
+
   it('a repository that never tracked a secret shows patches as before', async () => {
     const dir = realpathSync(tempDir('tracegate-no-secret-'));
     const git = (...args: string[]) => spawnSync('git', args, { cwd: dir, encoding: 'utf8', env: { PATH: '/usr/bin:/bin', HOME: dir, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' } });

@@ -37,8 +37,13 @@ secret_pathspecs() {
 # one a line, less the templates judged public (see public_template), and public_paths to those.
 tracked_secrets() {
   IFS=$nl
+  history_unread=
   # shellcheck disable=SC2086
-  all=$({ as_command ls-files --full-name -- $find_specs; as_command log --all --reflog --format= --name-only -- $find_specs; } 2>/dev/null | sed '/^$/d' | sort -u)
+  history=$(as_command log --all --reflog --format= --name-only -- $find_specs 2>/dev/null) || history_unread=1
+  # shellcheck disable=SC2086
+  all=$({ as_command ls-files --full-name -- $find_specs 2>/dev/null; printf '%s\n' "$history"; } | sed '/^$/d' | sort -u)
+  # A history git cannot read through (a ref to a blob bubblewrap masks) may hold a secret: fail closed.
+  [ -z "$history_unread" ] || all="$all${all:+$nl}(a history git could not read)"
   withheld=
   public_paths=
   if [ -n "$TRACEGATE_PUBLIC_TEMPLATES" ] && [ -n "$all" ]; then

@@ -32,7 +32,9 @@ case $sub in
   show | diff | diff-files | diff-index | diff-tree | grep | format-patch | archive) kind=always ;;
   log | whatchanged) kind=walk ;;
   range-diff) kind=range ;;
-  cat-file) kind=objects ;;
+  cat-file | unpack-file) kind=objects ;;
+  for-each-ref | tag | branch) kind=refs ;;
+  fast-export | pack-objects | merge-tree) kind=carries ;;
   blame | annotate) kind=blame ;;
   bundle | add | checkout | reset | restore | commit) kind=other ;;
   stash) case $sub_op in show) kind=always ;; list) kind=walk ;; esac ;;
@@ -71,6 +73,18 @@ for a in "$@"; do
 done
 [ "$sub" = bundle ] && [ "$sub_op" = create ] && refuse "a bundle would carry the secret path $tracked's objects"
 [ "$kind" = other ] && return 0
+# Whole objects, as a stream, a pack or a merge's hunks (merge-tree --write-tree prints only ids and names).
+if [ "$kind" = carries ]; then
+  for a in "$@"; do case $a in --write-tree) [ "$sub" = merge-tree ] && return 0 ;; esac; done
+  refuse "git $sub would carry the secret path $tracked's objects"
+fi
+# %(raw) prints the object a ref points at, which may be a secret's blob (%(raw:size) only its size).
+if [ "$kind" = refs ]; then
+  for a in "$@"; do
+    case $(printf '%s' "$a" | sed 's/%([*]\{0,1\}raw:size)//g') in *'%(raw'* | *'%(*raw'*) refuse "git $sub's %(raw) would print an object that may be the secret path $tracked's content" ;; esac
+  done
+  return 0
+fi
 if [ "$kind" = blame ]; then
   IFS=$nl
   for o in $operands; do
