@@ -43,10 +43,12 @@ export function judgeSecretBlobs(workTree: string, env: NodeJS.ProcessEnv, git: 
   const secret = new Set<string>();
   const publicTemplates: string[] = [];
   const templatePaths = new Set<string>();
+  const onlyTemplates = [...paths].filter(([, files]) => files.every(isExampleFile)).map(([id]) => id);
+  judgeBlobs(onlyTemplates, workTree, env);
   for (const [id, files] of paths) {
     const templates = files.filter(isExampleFile);
     templates.forEach((file) => templatePaths.add(file));
-    if (templates.length < files.length || !publicBlob(id, git)) secret.add(id);
+    if (templates.length < files.length || VERDICTS.get(id) !== true) secret.add(id);
     else publicTemplates.push(...templates.map((file) => `${id}\t${file}`));
   }
   const inWorkTree = [...templatePaths].filter((file) => existsSync(path.join(workTree, file)) && isPublicExampleFile(path.join(workTree, file)));
@@ -60,11 +62,36 @@ export function judgeSecretBlobs(workTree: string, env: NodeJS.ProcessEnv, git: 
   return { secret, publicTemplates };
 }
 
-function publicBlob(id: string, git: Git): boolean {
-  const size = Number(git(['cat-file', '-s', id]).stdout.trim());
-  if (!(size <= MAX_EXAMPLE_BYTES)) return false;
-  const blob = git(['cat-file', 'blob', id]);
-  return blob.status === 0 && holdsOnlyPlaceholders(blob.stdout);
+/** Whether a blob holds only placeholders, by its id: a blob's content never changes, so neither does the verdict. */
+const VERDICTS = new Map<string, boolean>();
+const MAX_VERDICTS = 100_000;
+
+/** Judges the blobs not judged before, read in one `git cat-file --batch` (a larger blob is a secret unread). */
+function judgeBlobs(ids: readonly string[], workTree: string, env: NodeJS.ProcessEnv): void {
+  const unknown = ids.filter((id) => !VERDICTS.has(id));
+  if (unknown.length === 0) return;
+  if (VERDICTS.size + unknown.length > MAX_VERDICTS) VERDICTS.clear();
+  const run = (format: string, input: string) => spawnSync('git', [`cat-file`, `--batch${format}`], { cwd: workTree, env, input, timeout: 60_000, maxBuffer: 256 * 1024 * 1024 });
+  const sizes = run('-check=%(objectname) %(objectsize)', `${unknown.join('\n')}\n`).stdout.toString('utf8').split('\n');
+  const small = unknown.filter((id, i) => {
+    const size = Number(sizes[i]?.split(' ')[1]);
+    return sizes[i]?.startsWith(`${id} `) === true && size <= MAX_EXAMPLE_BYTES;
+  });
+  unknown.forEach((id) => VERDICTS.set(id, false));
+  if (small.length === 0) return;
+  // Each: "<id> blob <size>\n", the content, "\n".
+  const out = run('', `${small.join('\n')}\n`).stdout;
+  let at = 0;
+  for (const id of small) {
+    const eol = out.indexOf(10, at);
+    if (eol < 0) break;
+    const [name, type, size] = out.subarray(at, eol).toString('utf8').split(' ');
+    const length = Number(size);
+    if (name !== id || !Number.isInteger(length)) break;
+    const content = out.subarray(eol + 1, eol + 1 + length);
+    VERDICTS.set(id, type === 'blob' && holdsOnlyPlaceholders(content.toString('utf8')));
+    at = eol + 1 + length + 1;
+  }
 }
 
 /**
