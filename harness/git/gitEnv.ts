@@ -21,6 +21,8 @@ export const NEUTRAL_GIT_CONFIG: ReadonlyArray<readonly [key: string, value: str
   ['core.alternateRefsCommand', ''],
   ['credential.helper', ''],
   ['diff.external', ''],
+  // `git add -p` pipes its colored hunks through this program on a terminal: an identity filter.
+  ['interactive.diffFilter', 'cat'],
   ['diff.tool', ''],
   ['merge.tool', ''],
   ['gpg.program', 'false'],

@@ -1,11 +1,9 @@
-import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { closeSync, existsSync, mkdirSync, openSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { TracegateError } from '../../src/schema/runError.js';
-import { holdsOnlyPlaceholders, isExampleFile, MAX_EXAMPLE_BYTES } from '../policy/exampleFile.js';
-import { gitEnvironment, gitShimDir } from './gitEnv.js';
+import { gitIn, judgeSecretBlobs, type Git } from './secretBlobs.js';
 
 /** A file bubblewrap binds read-only over another: `source` is what commands see at `target`. */
 export interface ObjectMask {
@@ -27,12 +25,10 @@ const PACK_CACHE = path.join(tmpdir(), 'tracegate-masked-packs');
 export function secretObjectMasks(workspace: string, gitDirs: readonly string[], secretGlobs: readonly string[]): ObjectMask[] {
   if (secretGlobs.length === 0) return [];
   const masks: ObjectMask[] = [];
-  const env = { ...gitEnvironment(workspace), PATH: '/usr/bin:/bin', TRACEGATE_SECRET_PATHS: secretGlobs.join('\n') };
   for (const gitDir of gitDirs) {
     const workTree = path.dirname(gitDir);
-    const git = (args: string[], input?: string | number) =>
-      spawnSync('git', args, { cwd: workTree, env, encoding: 'utf8', timeout: 60_000, maxBuffer: 256 * 1024 * 1024, ...(typeof input === 'number' ? { stdio: [input, 'pipe', 'pipe'] } : { input }) });
-    const secrets = secretBlobs(workTree, env, git);
+    const { git, env } = gitIn(workspace, workTree, secretGlobs);
+    const secrets = judgeSecretBlobs(workTree, env, git).secret;
     if (secrets.size === 0) continue;
     const objects = path.join(gitDir, 'objects');
     for (const id of secrets) {
@@ -43,33 +39,6 @@ export function secretObjectMasks(workspace: string, gitDirs: readonly string[],
   }
   return masks;
 }
-
-/**
- * The blobs that were ever a secret path's content, by the shim's own listing. A blob that was only
- * ever at template paths (`.env.example`) and holds only placeholders is no secret.
- */
-function secretBlobs(workTree: string, env: NodeJS.ProcessEnv, git: Git): Set<string> {
-  const listed = spawnSync('sh', [path.join(gitShimDir(), 'lib', 'secretBlobs.sh')], { cwd: workTree, env, encoding: 'utf8', timeout: 60_000, maxBuffer: 256 * 1024 * 1024 });
-  const paths = new Map<string, string[]>();
-  for (const line of listed.stdout.split('\n')) {
-    const [id = '', file = ''] = line.split('\t');
-    if (OBJECT_ID.test(id)) paths.set(id, [...(paths.get(id) ?? []), file]);
-  }
-  const secrets = new Set<string>();
-  for (const [id, files] of paths) {
-    if (!files.every(isExampleFile) || !publicBlob(id, git)) secrets.add(id);
-  }
-  return secrets;
-}
-
-function publicBlob(id: string, git: Git): boolean {
-  const size = Number(git(['cat-file', '-s', id]).stdout.trim());
-  if (!(size <= MAX_EXAMPLE_BYTES)) return false;
-  const blob = git(['cat-file', 'blob', id]);
-  return blob.status === 0 && holdsOnlyPlaceholders(blob.stdout);
-}
-
-type Git = (args: string[], input?: string | number) => SpawnSyncReturns<string>;
 
 function packMasks(packDir: string, secrets: ReadonlySet<string>, git: Git): ObjectMask[] {
   const masks: ObjectMask[] = [];

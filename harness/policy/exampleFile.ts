@@ -1,3 +1,4 @@
+import { readFileSync, statSync } from 'node:fs';
 import { patternRedactor } from '../../src/schema/redact.js';
 
 /** Files a project ships as a template of its secrets (`.env.example`, `config.sample`, `secrets.template`). */
@@ -31,4 +32,15 @@ export function holdsOnlyPlaceholders(content: string): boolean {
     })
     .join('\n');
   return patternRedactor.text(rest) === rest;
+}
+
+/** Whether a file on disk is a secret-named template (`.env.example`) holding only placeholders, so no secret. */
+export function isPublicExampleFile(file: string): boolean {
+  if (!isExampleFile(file)) return false;
+  try {
+    const stat = statSync(file);
+    return stat.isFile() && stat.size <= MAX_EXAMPLE_BYTES && holdsOnlyPlaceholders(readFileSync(file, 'utf8'));
+  } catch {
+    return false;
+  }
 }

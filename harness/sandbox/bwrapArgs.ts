@@ -1,9 +1,9 @@
 import { TracegateError } from '../../src/schema/runError.js';
-import { existsSync, lstatSync, readFileSync, readlinkSync, realpathSync, statSync } from 'node:fs';
+import { existsSync, lstatSync, readlinkSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { gitShimDir } from '../git/gitEnv.js';
 import { secretObjectMasks } from '../git/secretObjects.js';
-import { holdsOnlyPlaceholders, isExampleFile, MAX_EXAMPLE_BYTES } from '../policy/exampleFile.js';
+import { isPublicExampleFile } from '../policy/exampleFile.js';
 import { matchesGlob, walkBounded } from './workspacePaths.js';
 
 /**
@@ -49,17 +49,6 @@ export function bwrapArgs(workspace: string, secretGlobs: readonly string[], max
   return args;
 }
 
-/** A secret-named template (`.env.example`) whose content holds only placeholders is no secret. */
-function isPublicExample(file: string): boolean {
-  if (!isExampleFile(file)) return false;
-  try {
-    const stat = statSync(file);
-    return stat.size <= MAX_EXAMPLE_BYTES && holdsOnlyPlaceholders(readFileSync(file, 'utf8'));
-  } catch {
-    return false;
-  }
-}
-
 function linkTarget(root: string, link: string): { path: string; dir: boolean } | undefined {
   try {
     const real = realpathSync(link);
@@ -91,7 +80,7 @@ function secretEntries(root: string, globs: readonly string[], maxScanned: numbe
       if (target) found.push(target);
       return 'skip';
     }
-    if (secret && entry.isFile() && isPublicExample(full)) return 'skip';
+    if (secret && entry.isFile() && isPublicExampleFile(full)) return 'skip';
     if (secret && (entry.isFile() || entry.isDirectory())) {
       found.push({ path: full, dir: entry.isDirectory() });
       return 'skip';

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { sessionMembers } from './processTree.js';
 import { gitEnvironment, gitShimDir } from '../git/gitEnv.js';
+import { publicTemplatesEnv } from '../git/secretBlobs.js';
 import { bwrapArgs } from './bwrapArgs.js';
 import { openPidsCgroup, ulimitLine, type PidsCgroup } from './commandLimits.js';
 import { cutAtToken } from '../../src/schema/redact.js';
@@ -47,7 +48,7 @@ export function sandboxEnv(workspace: string, secretPaths: readonly string[] = [
   return {
     ...gitEnvironment(workspace),
     // The git shim refuses to print a secret the repository tracks or once tracked (its objects are not masked).
-    ...(secretPaths.length > 0 ? { TRACEGATE_SECRET_PATHS: secretPaths.join('\n') } : {}),
+    ...(secretPaths.length > 0 ? { TRACEGATE_SECRET_PATHS: secretPaths.join('\n'), ...publicTemplatesEnv(workspace, secretPaths) } : {}),
     PATH: `${gitShimDir()}:/usr/local/bin:/usr/bin:/bin`,
     HOME: home,
     XDG_CONFIG_HOME: `${home}/.config`,

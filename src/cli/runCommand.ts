@@ -75,7 +75,7 @@ export function addRunOptions(command: Command, { variant }: { variant: boolean 
     .option('--record <dir>', "record the live model's responses as cassettes into this folder")
     .option('--policy <file>', 'permission policy JSON for the harness (default: harness/policy/default-policy.json)')
     .addOption(
-      new Option('--sandbox <mode>', 'how run_shell (or an --agent-cmd agent: its own PID namespace, nothing outlives the trial) is isolated: auto (bubblewrap when it works here, else a process group; the reason is in every trace and report), process, or bwrap (an error where bubblewrap cannot run)')
+      new Option('--sandbox <mode>', 'how run_shell (or an --agent-cmd agent: its own PID namespace, nothing outlives the trial) is isolated: auto (bubblewrap when it works here, else a process group; the reason is in every trace and report), process, or bwrap (an error where bubblewrap cannot run). Under either, git runs with the repository\'s drivers off and tracked secrets withheld from its output; bubblewrap also masks secret paths and their git objects')
         .choices(SANDBOX_REQUESTS)
         .default('auto'),
     )

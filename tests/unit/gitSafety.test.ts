@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readdirSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { decideShell, hasBubblewrap, loadPolicy, runCommand, type SandboxMode } from '../../harness/index.js';
@@ -78,6 +78,15 @@ describe.each(['process', 'bwrap'] as const)('git in the %s sandbox', (mode: San
     expect(fired(ws)).toEqual([]);
   });
 
+  it.skipIf(mode === 'bwrap' && !hasBubblewrap())('git add -p on a terminal (once approved) runs no interactive diff filter', async () => {
+    const ws = trappedRepo();
+    writeFileSync(path.join(ws, '.git/config'), `\n[interactive]\n\tdiffFilter = "touch ${ws}/.canary-diff_filter; cat"\n[color]\n\tinteractive = always\n\tdiff = always\n`, { flag: 'a' });
+    // git filters the hunks only when it colors them, on a terminal that is not dumb: `script` gives it one.
+    const result = await runCommand("printf 'n\\n' | TERM=xterm script -qec 'git add -p' /dev/null", { workspace: ws, timeoutMs: 20_000, outputCap: 8000, mode });
+    expect(result.output).toContain('changed');
+    expect(fired(ws)).toEqual([]);
+  });
+
   it.skipIf(mode === 'bwrap' && !hasBubblewrap())('a work tree configured outside the workspace is refused', async () => {
     const ws = trappedRepo();
     const outside = realpathSync(tempDir('tracegate-outside-'));
@@ -125,6 +134,11 @@ const OUTWARD: Array<[string, (ws: string, out: { dir: string; blob: string }) =
   ['objects borrowed from an outside repository (alternates)', (ws, out) => writeFileSync(path.join(ws, '.git/objects/info/alternates'), `${out.dir}/.git/objects\n`), (out) => `git cat-file -p ${out.blob}`],
   ['a link inside .git to an outside object store', (ws, out) => symlinkSync(`${out.dir}/.git/objects`, path.join(ws, '.git/objects/borrowed')), (out) => `git cat-file -p ${out.blob}`],
   ['a partial clone whose promisor remote is an outside repository', (ws, out) => writeFileSync(path.join(ws, '.git/config'), `\n[remote "origin"]\n\turl = ${out.dir}\n\tpromisor = true\n[extensions]\n\tpartialClone = origin\n[core]\n\trepositoryformatversion = 1\n`, { flag: 'a' }), (out) => `git cat-file -p ${out.blob}`],
+  // Files a key's value names, whose content git writes where it can be read or prints: a commit
+  // template lands in .git/COMMIT_EDITMSG, a signature file in every patch, a skip list's line in an error.
+  ['a commit template outside', (ws, out) => writeFileSync(path.join(ws, '.git/config'), `\n[commit]\n\ttemplate = ${out.dir}/secret.txt\n[user]\n\tname = t\n\temail = t@t\n`, { flag: 'a' }), () => 'rm -f .git/COMMIT_EDITMSG; git commit -a; cat .git/COMMIT_EDITMSG'],
+  ['a patch signature file outside', (ws, out) => writeFileSync(path.join(ws, '.git/config'), `\n[format]\n\tsignatureFile = ${out.dir}/secret.txt\n`, { flag: 'a' }), () => 'git format-patch -1 --stdout'],
+  ['an fsck skip list outside', (ws, out) => writeFileSync(path.join(ws, '.git/config'), `\n[fsck]\n\tskipList = ${out.dir}/secret.txt\n`, { flag: 'a' }), () => 'git fsck'],
   ['a .git file pointing at an outside repository', (ws, out) => {
     rmSync(path.join(ws, '.git'), { recursive: true });
     writeFileSync(path.join(ws, '.git'), `gitdir: ${out.dir}/.git\n`);
@@ -149,9 +163,20 @@ describe.each(['process', 'bwrap'] as const)('git in the %s sandbox never reads 
     expect(fired(ws)).toEqual([]);
   });
 
+  it.skipIf(mode === 'bwrap' && !hasBubblewrap())('a patch folder configured outside, not there yet, is not written', async () => {
+    const ws = trappedRepo();
+    const out = outsideRepo();
+    writeFileSync(path.join(ws, '.git/config'), `\n[format]\n\toutputDirectory = ../${path.basename(out.dir)}/patches/new\n`, { flag: 'a' });
+    const result = await runCommand('git format-patch -1', { workspace: ws, timeoutMs: 10_000, outputCap: 8000, mode });
+    expect(existsSync(path.join(out.dir, 'patches')), result.output).toBe(false);
+    if (mode === 'process') expect(result.output).toMatch(/refused: format\.outputdirectory names/);
+  });
+
   it.skipIf(mode === 'bwrap' && !hasBubblewrap())('an ordinary repository still works with every check in place', async () => {
     const ws = trappedRepo();
     mkdirSync(path.join(ws, 'sub'));
+    // Files named inside the workspace, relative or absolute, are the repository's own business.
+    writeFileSync(path.join(ws, '.git/config'), `\n[commit]\n\ttemplate = .gitmessage\n[format]\n\toutputDirectory = ${ws}/patches\n`, { flag: 'a' });
     const result = await runCommand('git status --short && git -C sub log --oneline && git config --list --name-only', { workspace: ws, timeoutMs: 10_000, outputCap: 8000, mode });
     expect(result.exitCode, result.output).toBe(0);
     expect(result.output).toContain('M a.txt');
@@ -168,6 +193,12 @@ describe('the outward traps are real', () => {
     const env = { PATH: '/usr/bin:/bin', HOME: ws, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' };
     expect(spawnSync('git', ['config', '--get', 'github.token'], { cwd: ws, env, encoding: 'utf8' }).stdout).toContain('OUTSIDE-SECRET');
     expect(spawnSync('git', ['cat-file', '-p', out.blob], { cwd: ws, env, encoding: 'utf8' }).stdout).toContain('OUTSIDE-SECRET');
+    writeFileSync(path.join(ws, '.git/config'), `\n[commit]\n\ttemplate = ${out.dir}/secret.txt\n[format]\n\tsignatureFile = ${out.dir}/secret.txt\n[fsck]\n\tskipList = ${out.dir}/secret.txt\n`, { flag: 'a' });
+    const quiet = { ...env, GIT_EDITOR: 'false', GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 'core.hooksPath', GIT_CONFIG_VALUE_0: '/dev/null' };
+    spawnSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-a'], { cwd: ws, env: quiet });
+    expect(readFileSync(path.join(ws, '.git/COMMIT_EDITMSG'), 'utf8')).toContain('OUTSIDE-SECRET');
+    expect(spawnSync('git', ['format-patch', '-1', '--stdout'], { cwd: ws, env: quiet, encoding: 'utf8' }).stdout).toContain('OUTSIDE-SECRET');
+    expect(spawnSync('git', ['fsck'], { cwd: ws, env: quiet, encoding: 'utf8' }).stderr).toContain('OUTSIDE-SECRET');
   });
 });
 
@@ -246,6 +277,36 @@ describe('a secret the repository tracks, or once tracked, is not printed from i
     }
     // A history listing keeps the commit that only touched the secret.
     expect((await run('git log --oneline', dir, mode, secretPaths)).output).toContain('removed');
+  });
+
+  it.each(modes)('under %s: commands that carry whole objects (a stream, a pack, a merge\'s hunks, a ref\'s raw object) are refused', async (mode) => {
+    const dir = committedSecretRepo();
+    const blob = blobOf(dir);
+    spawnSync('git', ['tag', 'secret-blob', blob], { cwd: dir });
+    const secretPaths = loadPolicy().secret_paths;
+    const carriers = [
+      'git fast-export --all',
+      `echo ${blob} | git -c pack.compression=0 pack-objects --stdout`,
+      'git merge-tree HEAD~1 HEAD~1 HEAD',
+      `git unpack-file ${blob} && cat .merge_file_*`,
+      "git for-each-ref --format='%(raw)' refs/tags",
+      "git tag --list --format='%(raw)'",
+    ];
+    for (const command of carriers) {
+      // The trap is real: the same git without the policy's secret paths prints the secret.
+      expect((await run(`${command}; rm -f .merge_file_*`, dir, mode)).output, command).toContain(SECRET);
+      const guarded = await run(command, dir, mode, secretPaths);
+      expect(guarded.output, command).not.toContain(SECRET);
+      expect(guarded.exitCode, `${command}: ${guarded.output}`).not.toBe(0);
+      // Under bubblewrap the blob is masked, and git cannot read the history through the tag to it: the shim fails closed.
+      expect(guarded.output, command).toMatch(mode === 'bwrap' ? (command.includes('unpack-file') ? /unable to read|bad object|corrupt|refused/ : /refused: /) : /refused: .*deploy\/\.env/);
+    }
+    // What carries only ids and names still runs (with no ref to a blob bubblewrap masks).
+    spawnSync('git', ['tag', '-d', 'secret-blob'], { cwd: dir });
+    for (const command of ["git for-each-ref --format='%(objectname) %(raw:size)'", 'git merge-tree --write-tree HEAD HEAD~1', 'git tag --list', 'git branch --list']) {
+      const listed = await run(command, dir, mode, secretPaths);
+      expect(listed.exitCode, `${command}: ${listed.output}`).toBe(0);
+    }
   });
 
   it('a repository that never tracked a secret shows patches as before', async () => {

@@ -44,7 +44,7 @@ describe.each(['process', 'bwrap'] as const)('everyday git in a repository that 
       expect(result.exitCode, `${command}: ${result.output}`).toBe(0);
       expect(result.output).not.toContain(SECRET);
       if (command.startsWith('git diff') && !command.includes('--stat')) expect(result.output, command).toContain('+// changed');
-      if (command === 'git diff --stat') expect(result.output).toMatch(/src\/app\.ts \| 1 \+/);
+      if (command === 'git diff --stat') expect(result.output).toMatch(/src\/app\.ts +\| 1 \+/);
       if (command === 'git grep -n TODO') expect(result.output).toContain('src/app.ts:1:// TODO');
     }
   });
@@ -54,6 +54,65 @@ describe.each(['process', 'bwrap'] as const)('everyday git in a repository that 
     const result = await run('git diff -- src', dir);
     expect(result.exitCode, result.output).toBe(0);
     expect(result.output).toContain('+// changed');
+  });
+});
+
+const WITHHELD = /git: withheld from this output/;
+
+describe.each(['process', 'bwrap'] as const)('the git shim judges a tracked template by its content, under %s', (mode: SandboxMode) => {
+  const policy = loadPolicy();
+  const run = (command: string, dir: string) => runCommand(command, { workspace: dir, timeoutMs: 30_000, outputCap: 50_000, mode, secretPaths: policy.secret_paths });
+
+  it.skipIf(mode === 'bwrap' && !hasBubblewrap())('a .env.example of placeholders is shown by diff, log -p, show and grep, with nothing withheld', async () => {
+    const dir = templateRepo();
+    const diff = await run('git diff', dir);
+    expect(diff.exitCode, diff.output).toBe(0);
+    expect(diff.output).toContain('+DEBUG=');
+    expect(diff.output).not.toMatch(WITHHELD);
+    for (const command of ['git log -p', 'git show', 'git grep -n OPENAI_API_KEY HEAD']) {
+      const result = await run(command, dir);
+      expect(result.exitCode, `${command}: ${result.output}`).toBe(0);
+      expect(result.output, command).toContain('OPENAI_API_KEY=your-key-here');
+      expect(result.output, command).not.toMatch(WITHHELD);
+    }
+    // Beside a real .env, the template is still shown and the .env withheld.
+    const both = repo({ '.env.example': 'OPENAI_API_KEY=your-key-here\n', '.env': `OPENAI_API_KEY=${SECRET}\n` }, { '.env.example': 'OPENAI_API_KEY=your-key-here\nDEBUG=\n', '.env': `OPENAI_API_KEY=${SECRET}\nMORE=1\n` });
+    for (const command of ['git diff', 'git log -p', 'git grep -n OPENAI']) {
+      const result = await run(command, both);
+      expect(result.exitCode, `${command}: ${result.output}`).toBe(0);
+      expect(result.output, command).toContain(command === 'git diff' ? '+DEBUG=' : '.env.example');
+      expect(result.output, command).not.toContain(SECRET);
+      expect(result.output, command).toMatch(/withheld from this output: \.env and/);
+    }
+  });
+
+  it.skipIf(mode === 'bwrap' && !hasBubblewrap())('a template that holds, or once held, a real key is withheld like any secret', async () => {
+    // A real key committed once, then replaced by a placeholder: the history still holds it.
+    const committed = repo({ '.env.example': `OPENAI_API_KEY=${SECRET}\n`, 'src/app.ts': '// TODO: start\n' }, {});
+    spawnSync('sh', ['-c', "printf 'OPENAI_API_KEY=your-key-here\n' > .env.example && git -c user.name=t -c user.email=t@t commit -qam placeholder"], { cwd: committed, env: { PATH: '/usr/bin:/bin', HOME: committed, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' } });
+    // A placeholder template whose work-tree copy now holds a real key.
+    const edited = repo({ '.env.example': 'OPENAI_API_KEY=your-key-here\n', 'src/app.ts': '// TODO: start\n' }, { '.env.example': `OPENAI_API_KEY=${SECRET}\n`, 'src/app.ts': '// TODO: start\n// changed\n' });
+    for (const [dir, command] of [[committed, 'git log -p'], [committed, 'git grep -n -e OPENAI -e TODO HEAD~1'], [edited, 'git diff'], [edited, 'git grep -n -e OPENAI -e TODO']] as const) {
+      const result = await run(command, dir);
+      expect(result.exitCode, `${command}: ${result.output}`).toBe(0);
+      expect(result.output, command).not.toContain(SECRET);
+      expect(result.output, command).toMatch(WITHHELD);
+    }
+  });
+});
+
+describe.each(['process', 'bwrap'] as const)('listings of a history where a secret was renamed away, under %s', (mode: SandboxMode) => {
+  const policy = loadPolicy();
+  it.skipIf(mode === 'bwrap' && !hasBubblewrap()).each(['git log --name-status', 'git log --raw', 'git whatchanged', 'git log --stat', 'git log --summary', 'git log --oneline --stat -M'])('%s runs, and scores no rename of the secret', async (command) => {
+    // `.env` deleted and a file much like it added: rename detection would read the secret's blob
+    // (masked under bubblewrap, so git stopped at it) and print how like the secret the new file is.
+    const dir = repo({ '.env': `OPENAI_API_KEY=${SECRET}\nA=1\nB=2\n`, 'a.txt': 'one\n' }, {});
+    spawnSync('sh', ['-c', "git rm -q .env && printf 'A=1\\nB=2\\nC=3\\n' > b.txt && git add b.txt && git -c user.name=t -c user.email=t@t commit -qm second"], { cwd: dir, env: { PATH: '/usr/bin:/bin', HOME: dir, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' } });
+    const result = await runCommand(command, { workspace: dir, timeoutMs: 30_000, outputCap: 50_000, mode, secretPaths: policy.secret_paths });
+    expect(result.exitCode, `${command}: ${result.output}`).toBe(0);
+    expect(result.output).toContain('b.txt');
+    expect(result.output).not.toMatch(/R[0-9]{3}|=> b\.txt|rename/);
+    expect(result.output).not.toContain(SECRET);
   });
 });
 

@@ -7,7 +7,8 @@
 refuse() { echo "git: refused: $1" >&2; exit 128; }
 
 inside() {
-  p=$(readlink -f -- "$1" 2>/dev/null) || p=$1
+  # -m: a path whose end does not exist yet (a folder git would create) is resolved as far as it goes.
+  p=$(readlink -m -- "$1" 2>/dev/null) || p=$1
   case $p in "$ws"|"$ws"/*) return 0 ;; *) return 1 ;; esac
 }
 
@@ -47,4 +48,21 @@ confine_repository() {
     ''|"$TRACEGATE_WORKSPACE"|"$TRACEGATE_WORKSPACE"/*) ;;
     *) refuse "the work tree $top is outside the workspace" ;;
   esac
+  # Files a key's value names whose content git puts where it can be read, or folders it writes:
+  # a commit template lands in .git/COMMIT_EDITMSG, a signature file in every patch, a skip list's
+  # line in fsck's error, patches in the output folder. A relative one may be read from the current
+  # folder or the top of the work tree: both must be inside.
+  named=$(as_command config --type=path --get-regexp '^(commit\.template|format\.(signaturefile|outputdirectory)|(fetch\.|receive\.)?fsck\.skiplist|diff\.orderfile)$' 2>/dev/null) || named=
+  IFS='
+'
+  for line in $named; do
+    IFS=$old_ifs
+    key=${line%% *} file=${line#* }
+    [ "$file" != "$line" ] && [ -n "$file" ] || continue
+    case $file in
+      /*) inside "$file" || refuse "$key names $file, outside the workspace" ;;
+      *) for dir in "$base" ${top:+"$top"}; do inside "$dir/$file" || refuse "$key names $file, outside the workspace"; done ;;
+    esac
+  done
+  IFS=$old_ifs
 }

@@ -33,12 +33,43 @@ secret_pathspecs() {
   IFS=$old_ifs
 }
 
-# The first secret path in the index or anywhere in history (reflogs and stashes too), or nothing.
-first_tracked_secret() {
+# Sets withheld to every secret path in the index or anywhere in history (reflogs and stashes too),
+# one a line, less the templates judged public (see public_template), and public_paths to those.
+tracked_secrets() {
   IFS=$nl
+  history_unread=
   # shellcheck disable=SC2086
-  { as_command ls-files --full-name -- $find_specs; as_command log --all --reflog --format= --name-only -- $find_specs; } 2>/dev/null | sed -n '/./{p;q;}'
+  history=$(as_command log --all --reflog --format= --name-only -- $find_specs 2>/dev/null) || history_unread=1
+  # shellcheck disable=SC2086
+  all=$({ as_command ls-files --full-name -- $find_specs 2>/dev/null; printf '%s\n' "$history"; } | sed '/^$/d' | sort -u)
+  # A history git cannot read through (a ref to a blob bubblewrap masks) may hold a secret: fail closed.
+  [ -z "$history_unread" ] || all="$all${all:+$nl}(a history git could not read)"
+  withheld=
+  public_paths=
+  if [ -n "$TRACEGATE_PUBLIC_TEMPLATES" ] && [ -n "$all" ]; then
+    listed_blobs=$(secret_blobs)
+    for p in $all; do
+      IFS=$old_ifs
+      if public_template "$p"; then public_paths="$public_paths$p$nl"; else withheld="$withheld$p$nl"; fi
+    done
+  else
+    withheld=$all
+  fi
   IFS=$old_ifs
+}
+
+# Whether a tracked template path (from the top) is no secret: the harness judged every content it
+# ever held, and its work-tree file, to hold only placeholders (harness/git/secretBlobs.ts hands
+# over the public "<blob><TAB><path>" pairs in TRACEGATE_PUBLIC_TEMPLATES). Any content not judged
+# public, in history or in the work tree (a real key written since), keeps the path withheld.
+public_template() {
+  unjudged=$(printf '%s\n' "$listed_blobs" | P=$1 awk -F '\t' '$2 == ENVIRON["P"]' | grep -vxF -e "$TRACEGATE_PUBLIC_TEMPLATES")
+  [ -z "$unjudged" ] || return 1
+  if [ -e "$top/$1" ] || [ -L "$top/$1" ]; then
+    id=$(as_command hash-object --no-filters -- "$top/$1" 2>/dev/null) || return 1
+    printf '%s\t%s\n' "$id" "$1" | grep -qxF -e "$TRACEGATE_PUBLIC_TEMPLATES" || return 1
+  fi
+  return 0
 }
 
 # Every blob that was ever the content of a secret path (index, history, reflogs, stashes), one a
@@ -52,18 +83,46 @@ secret_blobs() {
   IFS=$old_ifs
 }
 
-# Whether a path's name is a secret path by the policy's globs (a glob without a slash names the
-# last segment; `*` in a case pattern also crosses folders, which only widens the match).
+# Whether a path's name matches one secret glob (a glob without a slash names the last segment;
+# `*` in a case pattern also crosses folders, which only widens the match).
+glob_names() {
+  case $1 in
+    */*) case $2 in $1 | ${1#'**/'}) return 0 ;; esac ;;
+    *) case ${2##*/} in $1) return 0 ;; esac ;;
+  esac
+  return 1
+}
+
+# Whether a path's name is a secret path by the policy's globs, and not a template judged public.
 names_secret() {
+  printf '%s' "$public_paths" | grep -qxF -e "$1" && return 1
   IFS=$nl
   for g in $TRACEGATE_SECRET_PATHS; do
-    case $g in
-      */*) case $1 in $g | ${g#'**/'}) IFS=$old_ifs; return 0 ;; esac ;;
-      *) case ${1##*/} in $g) IFS=$old_ifs; return 0 ;; esac ;;
-    esac
+    IFS=$old_ifs
+    glob_names "$g" "$1" && return 0
   done
   IFS=$old_ifs
   return 1
+}
+
+# With public templates, a glob that names one cannot exclude (git has no "but not" pathspec): its
+# exclude gives way to one literal exclude per withheld path. Rewrites exclude_specs.
+exclude_withheld() {
+  [ -n "$public_paths" ] || return 0
+  globs=$exclude_specs
+  exclude_specs=
+  IFS=$nl
+  for spec in $globs; do
+    names_public=
+    for p in $public_paths; do
+      IFS=$old_ifs
+      glob_names "${spec#':(top,exclude,glob)'}" "$p" && names_public=1
+    done
+    IFS=$nl
+    [ -n "$names_public" ] || exclude_specs="$exclude_specs$nl$spec"
+  done
+  for p in $withheld; do exclude_specs="$exclude_specs$nl:(top,exclude,literal)$p"; done
+  IFS=$old_ifs
 }
 
 # Whether a file was ever, under any of its names through renames, a secret path.

@@ -4,7 +4,9 @@
 # Options of the history walkers (log, whatchanged, reflog, stash list) that print no file content:
 # with only these, the listing is left as it is (an exclude pathspec would drop commits from it).
 # Anything else (-p, -U3, --unified=1, --patch-with-stat, -W, --cc, -c, -m, --word-diff, -G, -S,
-# their abbreviations, options not known here) is treated as printing patch text.
+# their abbreviations, options not known here) is treated as printing patch text; so are --stat,
+# --numstat, --dirstat, --summary and -M, which read the blobs (under bubblewrap a secret's blob is
+# masked, and git would stop at it).
 lists_only() {
   case $1 in
     --oneline | --pretty | --pretty=* | --format=* | --format | --abbrev-commit | --no-abbrev-commit | --abbrev | --abbrev=* | --no-abbrev) ;;
@@ -14,8 +16,8 @@ lists_only() {
     --author=* | --committer=* | --grep=* | --author | --committer | --grep | -i | --regexp-ignore-case | -E | --extended-regexp | -F | --fixed-strings | -P | --perl-regexp | --all-match | --invert-grep) ;;
     --no-merges | --merges | --min-parents=* | --max-parents=* | --first-parent | --reverse | --topo-order | --date-order | --author-date-order) ;;
     --left-right | --cherry-pick | --cherry-mark | --cherry | --left-only | --right-only | --boundary | --ancestry-path | --simplify-by-decoration | --full-history | --dense | --sparse | --show-pulls | --no-walk | --no-walk=* | --do-walk | --parents | --children | --not | --end-of-options) ;;
-    --stat | --stat=* | --numstat | --shortstat | --name-only | --name-status | --summary | --raw | --dirstat | --dirstat=* | -s | --no-patch | --quiet) ;;
-    --color | --color=* | --no-color | -z | --null | --relative | --relative=* | --no-relative | --no-renames | -M | -M[0-9]* | --find-renames | --find-renames=*) ;;
+    --name-only | --name-status | --raw | -s | --no-patch | --quiet) ;;
+    --color | --color=* | --no-color | -z | --null | --relative | --relative=* | --no-relative | --no-renames) ;;
     --no-ext-diff | --no-textconv | --log-size | --mailmap | --use-mailmap | --no-mailmap | --no-use-mailmap | --count | --encoding=* | --no-notes | --ignore-submodules | --ignore-submodules=*) ;;
     -*) return 1 ;;
   esac
@@ -30,7 +32,9 @@ case $sub in
   show | diff | diff-files | diff-index | diff-tree | grep | format-patch | archive) kind=always ;;
   log | whatchanged) kind=walk ;;
   range-diff) kind=range ;;
-  cat-file) kind=objects ;;
+  cat-file | unpack-file) kind=objects ;;
+  for-each-ref | tag | branch) kind=refs ;;
+  fast-export | pack-objects | merge-tree) kind=carries ;;
   blame | annotate) kind=blame ;;
   bundle | add | checkout | reset | restore | commit) kind=other ;;
   stash) case $sub_op in show) kind=always ;; list) kind=walk ;; esac ;;
@@ -39,8 +43,10 @@ esac
 [ -n "$kind" ] || return 0
 secret_pathspecs
 [ -n "$find_specs" ] || return 0
-tracked=$(first_tracked_secret)
-[ -n "$tracked" ] || return 0
+tracked_secrets
+[ -n "$withheld" ] || return 0
+tracked=${withheld%%"$nl"*}
+exclude_withheld
 
 # Read what follows the subcommand: options, operands (objects), and any `--`.
 listing_only=1 dashdash= operands= follow= lines=
@@ -67,6 +73,18 @@ for a in "$@"; do
 done
 [ "$sub" = bundle ] && [ "$sub_op" = create ] && refuse "a bundle would carry the secret path $tracked's objects"
 [ "$kind" = other ] && return 0
+# Whole objects, as a stream, a pack or a merge's hunks (merge-tree --write-tree prints only ids and names).
+if [ "$kind" = carries ]; then
+  for a in "$@"; do case $a in --write-tree) [ "$sub" = merge-tree ] && return 0 ;; esac; done
+  refuse "git $sub would carry the secret path $tracked's objects"
+fi
+# %(raw) prints the object a ref points at, which may be a secret's blob (%(raw:size) only its size).
+if [ "$kind" = refs ]; then
+  for a in "$@"; do
+    case $(printf '%s' "$a" | sed 's/%([*]\{0,1\}raw:size)//g') in *'%(raw'* | *'%(*raw'*) refuse "git $sub's %(raw) would print an object that may be the secret path $tracked's content" ;; esac
+  done
+  return 0
+fi
 if [ "$kind" = blame ]; then
   IFS=$nl
   for o in $operands; do
@@ -79,7 +97,8 @@ fi
 
 # A named object that is, or (for diff, grep, archive) holds, a secret's content is refused.
 if [ -n "$operands" ]; then
-  blobs=$(secret_blobs | cut -f1 | sort -u)
+  # A blob only ever at public templates is no secret.
+  blobs=$(secret_blobs | { if [ -n "$TRACEGATE_PUBLIC_TEMPLATES" ]; then grep -vxF -e "$TRACEGATE_PUBLIC_TEMPLATES"; else cat; fi; } | cut -f1 | sort -u)
   # Each operand, each end of a range, and each peeled (a tag of a blob shows the blob).
   wanted=$(printf '%s\n' "$operands" | sed -n 's/^\^//; s/\.\.\.*/\n/g; /./p' | sed -n '/./{p;s/$/^{}/p;}' | as_command cat-file --batch-check='%(objecttype) %(objectname)' 2>/dev/null)
   IFS=$nl
@@ -99,7 +118,20 @@ if [ -n "$operands" ]; then
   IFS=$old_ifs
 fi
 [ "$kind" = objects ] && return 0
-[ "$kind" = walk ] && [ -n "$listing_only" ] && return 0
+if [ "$kind" = walk ] && [ -n "$listing_only" ]; then
+  # The listing stays whole, without rename detection: scoring a rename of a secret path reads its
+  # blob (masked under bubblewrap, where git would stop at it) and prints how like the secret a file is.
+  count=$#
+  n=0
+  while [ "$n" -lt "$count" ]; do
+    a=$1
+    shift
+    n=$((n + 1))
+    set -- "$@" "$a"
+    [ "$n" -eq "$sub_at" ] && set -- "$@" --no-renames
+  done
+  return 0
+fi
 
 # A line range or --follow takes one path and no other pathspec: it runs if that path never had a secret name.
 if [ -n "$lines" ] || [ -n "$follow" ]; then
