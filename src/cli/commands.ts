@@ -10,7 +10,7 @@ import { writeFileAtomic } from '../schema/atomicWrite.js';
 import { readJsonFile } from '../schema/jsonFile.js';
 import { createRedactor } from '../schema/redact.js';
 import { TraceSchema } from '../schema/trace.js';
-import { loadSuites } from '../suite/loadSuite.js';
+import { formatIssue, loadSuites } from '../suite/loadSuite.js';
 import { CliError, EXIT } from './exitCodes.js';
 import { addGateOptions, finishReport, loadGateInputs, type GateFlags } from './finishReport.js';
 import { ensureWritableDir } from './outputDir.js';
@@ -28,12 +28,13 @@ type Handle = (work: () => Promise<number>) => Promise<void>;
 export function registerValidate(program: Command, handle: Handle): void {
   program
     .command('validate')
-    .description('check suite files without running them: JSON, fields, types, duplicate ids, workspaces')
+    .description('check suite files without running them: JSON, fields, types, duplicate ids, workspaces; warns about event types no trace carries')
     .argument('<suite...>', 'JSONL suite files')
     .action(async (files: string[]) =>
       handle(async () => {
         const suites = loadSuites(files);
         for (const s of suites) {
+          for (const warning of s.warnings) process.stderr.write(`warning: ${formatIssue(warning)}\n`);
           const policy = s.tasks.filter((t) => t.toolCall).length;
           process.stdout.write(`${s.path}: ${s.tasks.length} tasks valid (${s.tasks.length - policy} agent, ${policy} policy)\n`);
         }
