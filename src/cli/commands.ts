@@ -46,7 +46,7 @@ export function registerValidate(program: Command, handle: Handle): void {
 export function registerReplay(program: Command, handle: Handle): void {
   program
     .command('replay')
-    .description('tell a trace as a readable story: each step, tool, arguments, decision, result, final answer')
+    .description('tell a trace as a readable story: the task\'s prompt, then each step, tool, arguments, decision, result, final answer')
     .argument('<trace>', 'a trace file, e.g. reports/latest/traces/<task>.e0.json')
     .action(async (file: string) =>
       handle(async () => {
