@@ -10,7 +10,7 @@ import { writeFileAtomic } from '../schema/atomicWrite.js';
 import { readJsonFile } from '../schema/jsonFile.js';
 import { createRedactor } from '../schema/redact.js';
 import { TraceSchema } from '../schema/trace.js';
-import { loadSuites } from '../suite/loadSuite.js';
+import { formatIssue, loadSuites } from '../suite/loadSuite.js';
 import { CliError, EXIT } from './exitCodes.js';
 import { addGateOptions, artifactReporters, finishReport, GATE_HELP, loadGateInputs, type GateFlags } from './finishReport.js';
 import { Reporters } from '../reporters/runAll.js';
@@ -31,13 +31,14 @@ type Handle = (work: () => Promise<number>) => Promise<void>;
 export function registerValidate(program: Command, handle: Handle): void {
   program
     .command('validate')
-    .description('check suite files without running them: JSON, fields, types, duplicate ids, workspaces')
+    .description('check suite files without running them: JSON, fields, types, duplicate ids, workspaces; warns about event types no trace carries')
     .argument('<suite...>', 'JSONL suite files')
     .addHelpText('after', '\nExit codes: 0 every suite valid, 2 a suite is not (every error with file, line and field).')
     .action(async (files: string[]) =>
       handle(async () => {
         const suites = loadSuites(files);
         for (const s of suites) {
+          for (const warning of s.warnings) process.stderr.write(`warning: ${formatIssue(warning)}\n`);
           const policy = s.tasks.filter((t) => t.toolCall).length;
           process.stdout.write(`${s.path}: ${s.tasks.length} tasks valid (${s.tasks.length - policy} agent, ${policy} policy)\n`);
         }
@@ -49,7 +50,7 @@ export function registerValidate(program: Command, handle: Handle): void {
 export function registerReplay(program: Command, handle: Handle): void {
   program
     .command('replay')
-    .description('tell a trace as a readable story: each step, tool, arguments, decision, result, final answer')
+    .description('tell a trace as a readable story: the task\'s prompt, then each step, tool, arguments, decision, result, final answer')
     .argument('<trace>', 'a trace file, e.g. reports/latest/traces/<task>.e0.json')
     .addHelpText('after', '\nExit codes: 0 told, 2 not a readable trace.')
     .action(async (file: string) =>

@@ -6,6 +6,7 @@ import type { McpServerSpec } from '../schema/mcpServer.js';
 import { resolveMcpServerPaths } from '../schema/mcpServerPaths.js';
 import { TracegateError } from '../schema/runError.js';
 import { regexProblem } from '../schema/safeRegex.js';
+import { isKnownEventType, KNOWN_EVENT_TYPES } from '../schema/eventTypes.js';
 import { RawTaskSchema, SuiteHeaderSchema, type CheckSpec, type PolicyExpectation, type RawTask, type Task } from '../schema/task.js';
 import { workspaceProblem } from './workspaceCheck.js';
 
@@ -33,6 +34,8 @@ export interface LoadedSuite {
   /** From the header line, with paths resolved against the suite's folder. */
   header: { description: string | null; cassettes: string | null; policy: string | null; mcpServers: McpServerSpec[] | null; errorPatterns: Array<{ pattern: string; error_type: string }> };
   tasks: Task[];
+  /** Accepted but probably wrong (an event type no trace tracegate knows carries); `validate` prints them. */
+  warnings: SuiteIssue[];
 }
 
 const KNOWN_FIELDS = Object.keys(RawTaskSchema.shape);
@@ -114,6 +117,22 @@ function regexIssues(checks: CheckSpec[], file: string, line: number): SuiteIssu
   });
 }
 
+/** An event-type check passes only on a trace that carries the name: one nothing writes is likely a typo. */
+function eventTypeWarnings(raw: RawTask, file: string, line: number): SuiteIssue[] {
+  const named: Array<{ field: string; value: string }> = [];
+  if (raw.expected_event_type) named.push({ field: 'expected_event_type', value: raw.expected_event_type });
+  (raw.checks ?? []).forEach((check, i) => {
+    if (check.type === 'event_type') named.push({ field: `checks.${i}.value`, value: check.value });
+  });
+  return named
+    .filter(({ value }) => !isKnownEventType(value))
+    .map(({ field, value }) => {
+      const hint = closest(value, KNOWN_EVENT_TYPES);
+      const known = hint ? ` (did you mean ${hint}?)` : '';
+      return { file, line, field, message: `unknown event type "${value}"${known}: no trace tracegate knows carries it, so the check passes only for an agent that writes it (the README's task format lists the names)` };
+    });
+}
+
 function fingerprint(raw: RawTask): string {
   const { tags: _tags, metadata: _metadata, ...definition } = raw;
   return createHash('sha256').update(JSON.stringify(definition)).digest('hex').slice(0, 16);
@@ -149,6 +168,28 @@ function parseHeader(json: object, at: { file: string; line: number; baseDir: st
 }
 
 /**
+ * A suite written as one JSON array (a common first try) would otherwise get one "invalid JSON"
+ * error a line and no hint; it gets this one issue instead.
+ */
+function jsonArrayIssue(text: string, file: string): SuiteIssue | null {
+  if (!text.trimStart().startsWith('[')) return null;
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  if (!Array.isArray(json)) return null;
+  const line = text.slice(0, text.indexOf('[')).split('\n').length;
+  return {
+    file,
+    line,
+    field: null,
+    message: `this file is one JSON array of ${json.length} task${json.length === 1 ? "" : "s"}; a suite is JSON Lines: one task object per line (convert with: jq -c '.[]' ${file} > suite.jsonl)`,
+  };
+}
+
+/**
  * Reads and validates one JSONL suite. Every problem in the file is collected before failing, so a
  * user fixes them in one pass. Blank lines and lines starting with `#` are skipped.
  */
@@ -160,9 +201,12 @@ export function loadSuite(file: string): LoadedSuite {
   }
   // A byte-order mark (editors on Windows add one) is not part of the first task.
   const text = readFileSync(file, 'utf8').replace(/^\uFEFF/, '');
+  const arrayIssue = jsonArrayIssue(text, display);
+  if (arrayIssue) throw new SuiteError([arrayIssue]);
   const baseDir = path.dirname(path.resolve(file));
   const issues: SuiteIssue[] = [];
   const tasks: Task[] = [];
+  const warnings: SuiteIssue[] = [];
   const firstLine = new Map<string, number>();
   const checkedWorkspaces = new Map<string, string | null>();
   const header: LoadedSuite['header'] = { description: null, cassettes: null, policy: null, mcpServers: null, errorPatterns: [] };
@@ -213,6 +257,7 @@ export function loadSuite(file: string): LoadedSuite {
       }
     }
     const checks = checksOf(raw);
+    warnings.push(...eventTypeWarnings(raw, display, line));
     const badRegex = regexIssues(checks, display, line);
     if (badRegex.length > 0) {
       issues.push(...badRegex);
@@ -238,7 +283,7 @@ export function loadSuite(file: string): LoadedSuite {
 
   if (issues.length > 0) throw new SuiteError(issues);
   if (tasks.length === 0) throw new SuiteError([{ file: display, line: 0, field: null, message: 'the suite has no tasks' }]);
-  return { path: display, sha256: createHash('sha256').update(text).digest('hex'), header, tasks };
+  return { path: display, sha256: createHash('sha256').update(text).digest('hex'), header, tasks, warnings };
 }
 
 /** Loads several suites; ids must be unique across them. Collects every file's issues. */

@@ -11,6 +11,8 @@ export interface TaskSpec {
   fingerprint?: string;
   tags?: string[];
   steps?: number;
+  /** One letter per epoch, c for a trial whose context was compressed (the rest did not). */
+  compressed?: string;
 }
 
 function trial(epoch: number, letter: string, spec: TaskSpec): Trial {
@@ -31,6 +33,7 @@ function trial(epoch: number, letter: string, spec: TaskSpec): Trial {
     recovered: false,
     trace_file: `traces/${spec.id}.e${epoch}.json`,
     answer_preview: 'x',
+    ...(spec.compressed !== undefined ? { compressed: spec.compressed[epoch] === 'c' } : {}),
     error: status === 'errored' ? { code: 'PROVIDER_ERROR', message: 'down' } : null,
   };
 }

@@ -121,6 +121,17 @@ describe('suite header line', () => {
 });
 
 describe('real-world files', () => {
+  it('tells a suite written as one JSON array, pretty-printed or not, to use JSON Lines: one issue, not one a line', () => {
+    const tasks = [{ id: 'a', prompt: 'p' }, { id: 'b', prompt: 'q' }];
+    for (const text of [JSON.stringify(tasks, null, 2), JSON.stringify(tasks)]) {
+      const file = path.join(tempDir(), 'array.json');
+      writeFileSync(file, text + '\n');
+      const issues = issuesOf(file);
+      expect(issues).toHaveLength(1);
+      expect(issues[0]).toMatchObject({ line: 1, field: null, message: expect.stringMatching(/JSON array of 2 tasks.*JSON Lines: one task object per line/) });
+    }
+  });
+
   it('accepts a byte-order mark and CRLF line ends', () => {
     const dir = tempDir();
     const file = path.join(dir, 'windows.jsonl');
