@@ -15,6 +15,7 @@ import { finalAnswerCell, importRow, importRowOf, type ImportRow } from '../trac
 import { FORMAT_NAMES, type FormatName, type ImportedFile } from '../traceio/registry.js';
 import { toOtlpRequest, toOtlpRequests } from '../traceio/otlpExport.js';
 import { sendOtlp, tracesUrl } from '../traceio/otlpSend.js';
+import { qualifySharedSampleIds } from '../traceio/sampleIds.js';
 import { mergeSplitTraces } from '../traceio/splitTraces.js';
 import { readTraceDir, traceFileNames, traceWriter, writeAtomic } from '../traceio/traceFiles.js';
 import { openTraceInput, type TraceInput } from '../traceio/traceInput.js';
@@ -37,10 +38,10 @@ export function registerImport(program: Command, handle: Handle): void {
   program
     .command('import')
     .description('turn stored traces of other tools into tracegate traces (one per conversation) and print what each file held')
-    .argument('<file...>', 'trace files: OTLP/JSON, SDK/Jaeger/Phoenix span exports, Inspect .eval/.json, SWE-agent .traj, mini-swe-agent, OpenAI messages')
+    .argument('<file...>', 'trace files: OTLP/JSON or protobuf, SDK/Jaeger/Phoenix span exports, Inspect .eval/.json, SWE-agent .traj, mini-swe-agent, OpenHands, Claude Code sessions, Codex rollouts, OpenAI messages')
     .requiredOption('-o, --out <dir>', 'folder to write the traces into (<task>.e<epoch>.json)')
     .addOption(new Option('--format <name>', 'the files\' format (default: detected per file)').choices(['auto', ...FORMAT_NAMES]).default('auto'))
-    .addHelpText('after', `\nFormats: ${FORMAT_NAMES.join(', ')}. See docs/traces.md.\nEvery file is read before anything is written; a file that is not a trace, or is broken, is exit 2 with its name and the reason.`)
+    .addHelpText('after', `\nFormats: ${FORMAT_NAMES.join(', ')}. See docs/traces.md.\nEvery file is read before anything is written; a file that is not a trace, or is broken, is exit 2 with its name and the reason.\nA file over 512 MB is refused from its size, unread; OTLP/JSON Lines of 8 MB or more are streamed (one trace in memory at a time).`)
     .action(async (files: string[], flags: { out: string; format: FormatName | 'auto' }) =>
       handle(async () => {
         const imported: ImportedFile[] = [];
@@ -68,6 +69,7 @@ export function registerImport(program: Command, handle: Handle): void {
           // Parts of one trace in several files (same trace id) are read as one, or named.
           const split = mergeSplitTraces(imported, (file) => readFileSync(file));
           imported.splice(0, imported.length, ...split.imported);
+          qualifySharedSampleIds(imported);
           for (const warning of [...split.warnings, ...streamedSplitWarnings(imported, streamed)]) process.stderr.write(`warning: ${warning}\n`);
           const redactor = createRedactor();
           const outDir = path.resolve(flags.out);
