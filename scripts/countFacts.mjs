@@ -162,7 +162,25 @@ function zstdMembersInflated(bytes) {
 
 const zipStored = (members) => zipSync(Object.fromEntries(Object.entries(members).map(([n, d]) => [n, [d, { level: 0 }]])));
 
+/** OTel SDK spans as any-agent saves them (`{spans, final_output}`): call_llm spans are model calls, execute_tool spans the tools (by start), status ERROR a failure; final_output the answer. */
+function otelSdkSpans(text) {
+  const value = JSON.parse(text);
+  const spans = (Array.isArray(value) ? value : value.spans).slice().sort((a, b) => String(a.start_time).localeCompare(String(b.start_time)));
+  const op = (s) => s.attributes?.['gen_ai.operation.name'];
+  const tools = spans.filter((s) => op(s) === 'execute_tool');
+  const out = isObj(value) ? value.final_output : undefined;
+  return [
+    {
+      model_calls: spans.filter((s) => ['call_llm', 'chat', 'text_completion', 'generate_content'].includes(op(s))).length,
+      tool_calls: tools.map((s) => s.attributes['gen_ai.tool.name']),
+      errors: tools.filter((s) => String(s.status?.status_code).toUpperCase().includes('ERROR')).length,
+      final_answer: out === undefined || out === null ? null : typeof out === 'string' ? out : JSON.stringify(out),
+    },
+  ];
+}
+
 const COUNTERS = {
+  'otel-sdk-spans': (bytes) => otelSdkSpans(new TextDecoder().decode(bytes)),
   'claude-code': (bytes) => claudeCode(new TextDecoder().decode(bytes)),
   codex: (bytes) => codex(new TextDecoder().decode(bytes)),
   openhands: (bytes) => openHands(new TextDecoder().decode(bytes)),

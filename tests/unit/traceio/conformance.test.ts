@@ -47,3 +47,11 @@ for (const format of readdirSync(CORPUS).filter((f) => statSync(path.join(CORPUS
     }
   });
 }
+
+describe('conformance: ids read exactly', () => {
+  it("any-agent's decimal 128-bit trace id (100927429609276267646756448943279827607, beyond 2^53) becomes its exact hex", () => {
+    const file = path.join(CORPUS, 'otel-sdk-spans/any-agent-OPENAI_trace.json');
+    const [t] = parseTraces(readFileSync(file), file).traces;
+    expect(t!.trace_id).toBe(BigInt('100927429609276267646756448943279827607').toString(16).padStart(32, '0'));
+  });
+});
