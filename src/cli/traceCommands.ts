@@ -1,4 +1,4 @@
-import { realpathSync, rmSync } from 'node:fs';
+import { readFileSync, realpathSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { Option, type Command } from 'commander';
 import { buildReport, taskResult } from '../report/buildReport.js';
@@ -11,13 +11,14 @@ import { taskInput, type Task } from '../schema/task.js';
 import type { ModelInfo } from '../schema/trace.js';
 import { loadSuites } from '../suite/loadSuite.js';
 import { ImportError } from '../traceio/importError.js';
-import { finalAnswerCell, importRow } from '../traceio/importSummary.js';
-import { FORMAT_NAMES, MAX_FILE_BYTES, parseTraces, type FormatName, type ImportedFile } from '../traceio/registry.js';
-import { readUntrustedFile } from '../schema/untrustedFile.js';
+import { finalAnswerCell, importRow, importRowOf, type ImportRow } from '../traceio/importSummary.js';
+import { FORMAT_NAMES, type FormatName, type ImportedFile } from '../traceio/registry.js';
 import { toOtlpRequest, toOtlpRequests } from '../traceio/otlpExport.js';
 import { sendOtlp, tracesUrl } from '../traceio/otlpSend.js';
+import { qualifySharedSampleIds } from '../traceio/sampleIds.js';
 import { mergeSplitTraces } from '../traceio/splitTraces.js';
-import { readTraceDir, traceFileNames, writeAtomic, writeTraces } from '../traceio/traceFiles.js';
+import { readTraceDir, traceFileNames, traceWriter, writeAtomic } from '../traceio/traceFiles.js';
+import { openTraceInput, type TraceInput } from '../traceio/traceInput.js';
 import { runHeader } from '../report/runHeader.js';
 import { CliError, EXIT } from './exitCodes.js';
 import { addGateOptions, finishReport, loadGateInputs, type GateFlags } from './finishReport.js';
@@ -37,55 +38,83 @@ export function registerImport(program: Command, handle: Handle): void {
   program
     .command('import')
     .description('turn stored traces of other tools into tracegate traces (one per conversation) and print what each file held')
-    .argument('<file...>', 'trace files: OTLP/JSON, SDK/Jaeger/Phoenix span exports, Inspect .eval/.json, SWE-agent .traj, mini-swe-agent, OpenAI messages')
+    .argument('<file...>', 'trace files: OTLP/JSON or protobuf, SDK/Jaeger/Phoenix span exports, Inspect .eval/.json, SWE-agent .traj, mini-swe-agent, OpenHands, Claude Code sessions, Codex rollouts, OpenAI messages')
     .requiredOption('-o, --out <dir>', 'folder to write the traces into (<task>.e<epoch>.json)')
     .addOption(new Option('--format <name>', 'the files\' format (default: detected per file)').choices(['auto', ...FORMAT_NAMES]).default('auto'))
-    .addHelpText('after', `\nFormats: ${FORMAT_NAMES.join(', ')}. See docs/traces.md.\nEvery file is read before anything is written; a file that is not a trace, or is broken, is exit 2 with its name and the reason.\nExit codes: 0 every file imported, 2 bad input (nothing written).`)
+    .addHelpText('after', `\nFormats: ${FORMAT_NAMES.join(', ')}. See docs/traces.md.\nEvery file is read before anything is written; a file that is not a trace, or is broken, is exit 2 with its name and the reason.\nA file over 512 MB is refused from its size, unread; OTLP/JSON Lines of 8 MB or more are streamed (one trace in memory at a time).`)
     .action(async (files: string[], flags: { out: string; format: FormatName | 'auto' }) =>
       handle(async () => {
         const imported: ImportedFile[] = [];
+        const streamed: Array<Extract<TraceInput, { kind: 'streamed' }>> = [];
         const problems: string[] = [];
-        const read = new Map<string, Buffer>();
         // A file named twice (overlapping globs) is read once.
         for (const file of [...new Map(files.map((f) => [realPathOr(f), f])).values()]) {
           if (NOT_TRACES.test(file)) {
             process.stderr.write(`skipped ${file}: a notes file, not a trace\n`);
             continue;
           }
-          // The same check as an agent's trace file: a regular file, its size capped before reading (a FIFO or /dev/zero is refused).
-          const bytes = readUntrustedFile(file, { capBytes: MAX_FILE_BYTES, noun: 'file' });
-          if (bytes.kind !== 'bytes') {
-            problems.push(bytes.kind === 'absent' ? `${file}: no such file` : bytes.problem);
-            continue;
-          }
-          read.set(file, bytes.bytes);
           try {
-            imported.push(parseTraces(bytes.bytes, file, flags.format));
+            const input = openTraceInput(file, flags.format);
+            if (input.kind === 'whole') imported.push(input.imported);
+            else streamed.push(input);
           } catch (error) {
             if (error instanceof ImportError) problems.push(error.message);
             else throw error;
           }
         }
-        if (problems.length > 0) throw new CliError(`nothing written; ${problems.length} file${problems.length > 1 ? 's' : ''} could not be imported:\n  ${problems.join('\n  ')}`, EXIT.BAD_INPUT);
-        if (imported.length === 0) throw new CliError('no trace file given', EXIT.BAD_INPUT);
-        // Parts of one trace in several files (same trace id) are read as one, or named.
-        const split = mergeSplitTraces(imported, (file) => read.get(file)!);
-        imported.splice(0, imported.length, ...split.imported);
-        for (const warning of split.warnings) process.stderr.write(`warning: ${warning}\n`);
-        const redactor = createRedactor();
-        const outDir = path.resolve(flags.out);
-        const all = imported.flatMap((i) => i.traces);
-        ensureWritableDir(outDir);
-        writeTraces(all, outDir, redactor.deep);
+        try {
+          if (problems.length > 0) throw new CliError(`nothing written; ${problems.length} file${problems.length > 1 ? 's' : ''} could not be imported:\n  ${problems.join('\n  ')}`, EXIT.BAD_INPUT);
+          if (imported.length + streamed.length === 0) throw new CliError('no trace file given', EXIT.BAD_INPUT);
+          // Parts of one trace in several files (same trace id) are read as one, or named.
+          const split = mergeSplitTraces(imported, (file) => readFileSync(file));
+          imported.splice(0, imported.length, ...split.imported);
+          qualifySharedSampleIds(imported);
+          for (const warning of [...split.warnings, ...streamedSplitWarnings(imported, streamed)]) process.stderr.write(`warning: ${warning}\n`);
+          const redactor = createRedactor();
+          const outDir = path.resolve(flags.out);
+          const write = traceWriter(outDir, redactor.deep);
+          const rows: ImportRow[] = [];
+          for (const i of imported) {
+            i.traces.forEach(write);
+            rows.push(importRow(i));
+          }
+          // A streamed file's traces are written as they are built: the file was checked whole by the first pass.
+          for (const { lines } of streamed) {
+            const row = importRowOf(lines.file, 'otlp-json');
+            lines.eachTrace((trace) => {
+              row.add(trace);
+              write(trace);
+            });
+            rows.push(row.row());
+          }
+          const written = rows.reduce((n, r) => n + r.traces, 0);
 
-        const table = makeTable({ head: ['file', 'format', 'traces', 'model calls', 'tool calls', 'errors', 'final answer', 'cannot tell'] });
-        for (const row of imported.map(importRow)) {
-          table.push([path.relative(process.cwd(), row.file) || row.file, row.format, row.traces, row.model_calls, row.tool_calls, row.errors, finalAnswerCell(row), row.unknown.join('; ') || '—']);
+          const table = makeTable({ head: ['file', 'format', 'traces', 'model calls', 'tool calls', 'errors', 'final answer', 'cannot tell'] });
+          for (const row of rows) {
+            table.push([path.relative(process.cwd(), row.file) || row.file, row.format, row.traces, row.model_calls, row.tool_calls, row.errors, finalAnswerCell(row), row.unknown.join('; ') || '—']);
+          }
+          process.stdout.write(`${table.toString()}\nwrote ${written} trace${written === 1 ? '' : 's'} to ${path.relative(process.cwd(), outDir) || '.'}\n`);
+        } finally {
+          for (const s of streamed) s.close();
         }
-        process.stdout.write(`${table.toString()}\nwrote ${all.length} trace${all.length === 1 ? '' : 's'} to ${path.relative(process.cwd(), outDir) || '.'}\n`);
         return EXIT.PASS;
       }),
     );
+}
+
+/** A streamed file is not merged with others: a trace id it shares with another file is said, each part kept. */
+function streamedSplitWarnings(imported: ImportedFile[], streamed: Array<Extract<TraceInput, { kind: 'streamed' }>>): string[] {
+  const owner = new Map<string, string>();
+  for (const i of imported) for (const t of i.traces) owner.set(t.trace_id, i.file);
+  const warnings: string[] = [];
+  for (const { lines } of streamed) {
+    for (const id of lines.traceIds) {
+      const other = owner.get(id);
+      if (other !== undefined && other !== lines.file) warnings.push(`trace ${id} is split across ${other} + ${lines.file}: ${lines.file} is streamed (it is large), so each part is imported as its own trace`);
+      owner.set(id, lines.file);
+    }
+  }
+  return warnings;
 }
 
 /** The file name's task id: `<task>.e<epoch>(-n).json` → task. */

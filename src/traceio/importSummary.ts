@@ -16,17 +16,26 @@ export interface ImportRow {
 }
 
 export function importRow(imported: ImportedFile): ImportRow {
-  const t = imported.traces;
-  const sum = (f: (x: Trace) => number) => t.reduce((s, x) => s + f(x), 0);
+  const row = importRowOf(imported.file, imported.format);
+  imported.traces.forEach(row.add);
+  return row.row();
+}
+
+/** A file's row counted trace by trace, for a streamed file whose traces are never all in memory. */
+export function importRowOf(file: string, format: string): { add: (trace: Trace) => void; row: () => ImportRow } {
+  const out: ImportRow = { file, format, traces: 0, model_calls: 0, tool_calls: 0, errors: 0, final_answers: 0, unknown: [] };
+  const unknown = new Set<string>();
   return {
-    file: imported.file,
-    format: imported.format,
-    traces: t.length,
-    model_calls: sum((x) => llmSpans(x).length),
-    tool_calls: sum((x) => toolSpans(x).length),
-    errors: sum((x) => toolSpans(x).filter((s) => !toolAttr(s).ok).length),
-    final_answers: t.filter((x) => x.final_answer.text !== null).length,
-    unknown: [...new Set(t.flatMap((x) => (x.spans[0] ? (attr(x.spans[0], 'importUnknown') ?? []) : [])))],
+    add: (x) => {
+      const tools = toolSpans(x);
+      out.traces++;
+      out.model_calls += llmSpans(x).length;
+      out.tool_calls += tools.length;
+      out.errors += tools.filter((s) => !toolAttr(s).ok).length;
+      if (x.final_answer.text !== null) out.final_answers++;
+      for (const u of x.spans[0] ? (attr(x.spans[0], 'importUnknown') ?? []) : []) unknown.add(u);
+    },
+    row: () => ({ ...out, unknown: [...unknown] }),
   };
 }
 

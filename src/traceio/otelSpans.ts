@@ -313,7 +313,15 @@ export function otelConversations(spans: OtelSpan[], format: string, fileStem: s
     list.push(s);
   }
   const many = byTrace.size > 1;
-  return [...byTrace.entries()].map(([traceId, list]) => oneTrace(traceId, list, format, many ? `${fileStem}-${traceId.slice(0, 8)}` : fileStem));
+  return [...byTrace.entries()].map(([traceId, list]) => oneTrace(traceId, list, format, fallbackTaskId(fileStem, traceId, many)));
+}
+
+/** The task id of a trace that names none: the file's stem, with the trace id's start when the file holds several. */
+export const fallbackTaskId = (fileStem: string, traceId: string, many: boolean) => (many ? `${fileStem}-${traceId.slice(0, 8)}` : fileStem);
+
+/** One trace's spans (all of them, any order) → its conversation: what a streamed reader calls per trace. */
+export function otelTraceConversation(traceId: string, spans: OtelSpan[], format: string, taskIdFallback: string): Conversation {
+  return oneTrace(traceId, mergeSnapshots(spans), format, taskIdFallback);
 }
 
 function oneTrace(traceId: string, spans: OtelSpan[], format: string, fallbackTaskId: string): Conversation {

@@ -85,7 +85,7 @@ const isRequest = (v: unknown) => isRecord(v) && Array.isArray(v['resourceSpans'
 const isCapture = (v: unknown) => isRecord(v) && Array.isArray(v['trace_requests']) && v['trace_requests'].every((r) => isRecord(r) && isRequest(r['pbreq']));
 
 /** The requests a value holds: itself, Jaeger v3's `{result: <request>}`, or an oteltest capture's `pbreq`s. */
-function requestsIn(v: unknown): unknown[] | null {
+export function requestsIn(v: unknown): unknown[] | null {
   if (isRequest(v)) return [v];
   if (isRecord(v) && isRequest(v['result'])) return [v['result']];
   if (isCapture(v)) return ((v as Record<string, unknown>)['trace_requests'] as Array<Record<string, unknown>>).map((r) => r['pbreq']);

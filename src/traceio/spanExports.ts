@@ -1,4 +1,4 @@
-import { isRecord, num, str } from './jsonText.js';
+import { asText, isRecord, num, str } from './jsonText.js';
 import { ImportError } from './importError.js';
 import { hexId, idProblem, parentId } from './otelIds.js';
 import { stem } from './otlpJson.js';
@@ -96,12 +96,23 @@ export const otelSdkSpans: TraceFormat = {
     const r = records(input);
     return r.length > 0 && r.every(isSdkSpan);
   },
-  parse: (input) =>
-    otelConversations(
+  parse: (input) => {
+    const conversations = otelConversations(
       records(input).map((v) => (isJsSpan(v) ? jsSpan(v as Record<string, unknown>, input.fileName) : sdkSpan(v as Record<string, unknown>, input.fileName))),
       'otel-sdk-spans',
       stem(input.fileName),
-    ),
+    );
+    // any-agent's AgentTrace keeps what the agent answered beside its spans (`final_output`: text, or
+    // the structured output as JSON); its spans may not (an answer given through a final_answer tool).
+    const finalOutput = isRecord(input.json) && conversations.length === 1 ? asText(input.json['final_output']) : null;
+    const c = conversations[0];
+    if (c && finalOutput !== null) {
+      c.finalAnswer = finalOutput;
+      if (c.exitReason === 'unknown') c.exitReason = 'completed';
+      c.unknown = c.unknown.filter((u) => u !== 'final answer' && u !== 'exit reason');
+    }
+    return conversations;
+  },
 };
 
 // ---- Jaeger JSON export: {data: [{traceID, spans: [...], processes}]} ----

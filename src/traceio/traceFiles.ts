@@ -66,7 +66,16 @@ function realPath(file: string): string {
 
 /** Writes traces (redacted) as `<task>.e<epoch>.json` into `dir`; returns the file names. */
 export function writeTraces(traces: Trace[], dir: string, redact: <T>(value: T) => T): string[] {
-  const names = traceFileNames(traces);
-  traces.forEach((trace, i) => writeAtomic(path.join(dir, names[i]!), JSON.stringify(redact(trace), null, 1) + '\n'));
-  return names;
+  const write = traceWriter(dir, redact);
+  return traces.map(write);
+}
+
+/** Writes one trace at a time (a streamed import never holds them all), names unique across the calls. */
+export function traceWriter(dir: string, redact: <T>(value: T) => T): (trace: Trace) => string {
+  const taken = new Set<string>();
+  return (trace) => {
+    const [name] = traceFileNames([trace], taken);
+    writeAtomic(path.join(dir, name!), JSON.stringify(redact(trace), null, 1) + '\n');
+    return name!;
+  };
 }

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startOtlpReceiver, type OtlpReceiver } from '../../src/capture/otlpReceiver.js';
 import type { RunReport } from '../../src/schema/report.js';
 import { toolAttr } from '../../src/schema/trace.js';
-import { runCli, tempDir } from '../helpers/cli.js';
+import { ROOT, runCli, tempDir } from '../helpers/cli.js';
 import { FIXTURES, SAMPLES } from '../helpers/samples.js';
 
 /** The cells of the table row whose first cell ends with `file`. */
@@ -97,6 +97,32 @@ describe('tracegate score', () => {
     expect(report.summary).toMatchObject({ tool_calls: 11, tool_errors: 10 });
     expect(report.gate?.passed).toBe(true);
     expect(readFileSync(path.join(out, 'summary.md'), 'utf8')).toMatch(/IMPORTED/);
+  });
+
+  it('Claude Code, Codex and OpenHands logs and a zstd Inspect .eval (the conformance corpus) import and score: verdicts from their own steps', async () => {
+    const corpus = path.join(ROOT, 'tests/fixtures/conformance');
+    const traces = tempDir();
+    const files = ['claude-code/codemie-4c2ddfdc.jsonl', 'codex/rollout-2026-01-02T19-00-00-019b7f95.jsonl', 'openhands/wrong_initial_state.json', 'inspect-eval/log_read_sample.zstd.eval'];
+    const imported = await runCli(['import', ...files.map((f) => path.join(corpus, f)), '--out', traces]);
+    expect(imported.code).toBe(0);
+    expect(files.map((f) => row(imported.stdout, path.basename(f)).slice(1, 7))).toEqual([
+      ['claude-code', '1', '7', '6', '0', 'yes'],
+      ['codex', '1', '3', '3', '1', 'no'],
+      ['openhands', '1', '4', '3', '0', 'yes'],
+      ['inspect-eval', '1', '1', '0', '0', 'yes'],
+    ]);
+    const out = tempDir();
+    const scored = await runCli(['score', path.join(FIXTURES, 'coding-agent-logs.jsonl'), '--traces', traces, '--out', out]);
+    expect(scored.stderr).toMatch(/scored 4 traces of 4 tasks; 0 unmatched/);
+    expect(scored.code).toBe(1); // the Codex task allows 2 steps and the rollout took 3: the gate fails on it alone
+    const report = readReport(out);
+    expect(Object.fromEntries(report.tasks.map((t) => [t.id, [t.status, t.checks.filter((c) => !c.passed).map((c) => c.type)]]))).toEqual({
+      '4c2ddfdc-b619-4525-8d03-1950fb1b0257': ['passed', []],
+      '019b7f95-0000-7000-0000-000000000001': ['failed', ['max_steps']],
+      wrong_initial_state: ['passed', []],
+      '1': ['passed', []],
+    });
+    expect(report.summary).toMatchObject({ tool_calls: 12, tool_errors: 1 });
   });
 
   it('a trace folder with nothing for the suite is exit 2', async () => {
