@@ -4,6 +4,7 @@ import type { Policy, ShellRule } from '../../src/schema/policy.js';
 import { safeRegex } from '../../src/schema/safeRegex.js';
 import { isSecretPath, resolveInWorkspace, secretUnder } from '../sandbox/workspacePaths.js';
 import { allow, ask, deny, strictest, type Decision, type SandboxKind } from './decision.js';
+import { optionWords, spellOutOptions } from './programs/longOptions.js';
 import { programCheck } from './programs/registry.js';
 import type { InspectContext, Inspection } from './programs/types.js';
 import { analyzeShell, type ShellRedirect, type ShellWord, type SimpleCommand } from './shellSyntax.js';
@@ -19,8 +20,6 @@ const SYSTEM_BIN = /^\/(usr\/)?(local\/)?s?bin\/[^/]+$/;
 const HARMLESS_DEVICES = new Set(['/dev/null', '/dev/stdin', '/dev/stdout', '/dev/stderr']);
 /** Assignments that change what a program loads or runs: never allowed in front of a command. */
 const HIJACKING_VARIABLE = /^(LD_|DYLD_|BASH_|GIT_)|^(PATH|ENV|IFS|PS4|PROMPT_COMMAND|SHELLOPTS|BASHOPTS|GLOBIGNORE|HOME|CDPATH|PAGER|EDITOR|VISUAL|NODE_OPTIONS|PYTHONPATH|PYTHONSTARTUP|PYTHONHOME|PYTHONINSPECT|PERL5OPT|RUBYOPT|TRACEGATE_WORKSPACE)$/;
-/** A prefix of `--files0-from` long enough for getopt_long to take it (`--fil`). */
-const FILE_LIST_OPTION = /^--fi[a-z0-9-]*$/;
 /** Wrapper options that change the environment or the program lookup the harness set up for git. */
 const ENVIRONMENT_CHANGING = /^(-[A-Za-z]*[iuSCp][A-Za-z]*|--ignore-environment|--unset(=.*)?|--split-string(=.*)?|--chdir(=.*)?|-)$/;
 
@@ -200,10 +199,15 @@ function decideCommand(ctx: ShellContext, cmd: SimpleCommand, envChanged = false
     if (name === 'git') decisions.push(ask('git-outside-harness', `${program} bypasses the harness's git, which switches off the workspace's programs`));
   }
   if (name === 'git' && envChanged) decisions.push(deny('git-outside-harness', 'git under a wrapper that changes its environment or program lookup runs without the harness\'s safe configuration'));
+  // Long options as the program's own parser reads them (`sort --comp=sh` is `--compress-program=sh`):
+  // every rule and program check below meets full names only.
+  const spelled = spellOutOptions(name, cmd.args);
+  for (const a of spelled.ambiguous) decisions.push(ask('ambiguous-option', `${name} ${a.written} could be ${a.candidates.join(' or ')}: write the option in full`, 'medium'));
+  cmd = { ...cmd, args: spelled.args };
 
   if (policy.shell.wrappers.includes(name)) {
     const inner = unwrap(name, cmd.args);
-    if (name === 'env' && cmd.args.some((a) => /^(-[A-Za-z]*S|--split-string|--sp)/.test(a.value ?? ''))) {
+    if (name === 'env' && cmd.args.some((a) => /^(-[A-Za-z]*S|--split-string(=|$))/.test(a.value ?? ''))) {
       decisions.push(ask('env-split-string', 'env -S splits a string into the command it runs, which is not read word by word'));
     }
     if (!inner.program) {
@@ -242,7 +246,7 @@ function decideCommand(ctx: ShellContext, cmd: SimpleCommand, envChanged = false
 
   if (!policy.shell.text_args.includes(name)) {
     // `sort --files0-from=LIST` (`find -files0-from LIST`) reads the files LIST names, known only when it runs.
-    const list = cmd.args.find((a) => a.value !== null && (a.value === '-files0-from' || (FILE_LIST_OPTION.test(a.value.split('=')[0]!) && '--files0-from'.startsWith(a.value.split('=')[0]!))));
+    const list = cmd.args.find((a) => a.value !== null && ['-files0-from', '--files0-from'].includes(a.value.split('=')[0]!));
     if (list) decisions.push(ask('file-list-argument', `${name} ${list.text} reads the files a list names, which cannot be checked before it runs`));
     for (const arg of inspection.pathArgs ?? cmd.args) {
       for (const candidate of pathCandidates(arg)) {
@@ -314,38 +318,12 @@ function envChdir(args: ShellWord[]): string | null | undefined {
   for (let i = 0; i < args.length; i++) {
     const v = args[i]!.value;
     if (v === null || v === '--' || !v.startsWith('-')) return undefined;
-    if (v.startsWith('--chdir')) return v.includes('=') ? v.slice(v.indexOf('=') + 1) : (args[i + 1]?.value ?? null);
+    if (v === '--chdir' || v.startsWith('--chdir=')) return v.includes('=') ? v.slice(v.indexOf('=') + 1) : (args[i + 1]?.value ?? null);
     if (v.startsWith('--')) continue;
     const at = v.indexOf('C');
     if (at > 0) return at < v.length - 1 ? v.slice(at + 1) : (args[i + 1]?.value ?? null);
   }
   return undefined;
-}
-
-/**
- * Options of each wrapper that take the next word as their value (`env -u NAME`, `timeout -s SIG`):
- * that word is not the command (`env -u cat rm -rf src` runs rm, not cat). Short letters, long names.
- */
-const WRAPPER_VALUE_OPTIONS: Record<string, { short: string; long: string[] }> = {
-  env: { short: 'uCSa', long: ['--unset', '--chdir', '--split-string', '--argv0'] },
-  timeout: { short: 'sk', long: ['--signal', '--kill-after'] },
-  nice: { short: 'n', long: ['--adjustment'] },
-  stdbuf: { short: 'ioe', long: ['--input', '--output', '--error'] },
-  ionice: { short: 'cnpPu', long: ['--class', '--classdata', '--pid', '--pgid', '--uid'] },
-};
-
-/** How many words an option takes: itself, and its value when that is the next word. */
-function optionWords(wrapper: string, value: string): number {
-  const options = WRAPPER_VALUE_OPTIONS[wrapper];
-  if (!options || value === '--') return 1;
-  if (value.startsWith('--')) {
-    // getopt_long takes an unambiguous prefix (`--un`): any prefix of a value option counts.
-    return !value.includes('=') && value.length > 3 && options.long.some((l) => l.startsWith(value)) ? 2 : 1;
-  }
-  for (let j = 1; j < value.length; j++) {
-    if (options.short.includes(value[j]!)) return j === value.length - 1 ? 2 : 1; // `-uNAME` carries its value
-  }
-  return 1;
 }
 
 /** `env -i A=1 nice -n 5 ls -la` → the command the wrapper runs, with its assignments. */
