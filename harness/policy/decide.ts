@@ -4,6 +4,7 @@ import type { Policy, ShellRule } from '../../src/schema/policy.js';
 import { safeRegex } from '../../src/schema/safeRegex.js';
 import { isSecretPath, resolveInWorkspace, secretUnder } from '../sandbox/workspacePaths.js';
 import { allow, ask, deny, strictest, type Decision, type SandboxKind } from './decision.js';
+import { commandFolders } from './currentFolder.js';
 import { optionWords, spellOutOptions } from './programs/longOptions.js';
 import { programCheck } from './programs/registry.js';
 import type { InspectContext, Inspection } from './programs/types.js';
@@ -29,8 +30,8 @@ interface ShellContext {
   root: string;
   sandbox: SandboxKind;
   globs: { outward: string[] | undefined };
-  /** Folders inside the workspace the command may `cd` into: relative paths are checked from each. */
-  cwds: string[];
+  /** The folders the command may run in (the workspace, folders it may `cd` into): relative paths are checked from each. */
+  folders: string[];
   /** How many times the whole command line names each workspace path (arguments and redirects). */
   named: Map<string, number>;
 }
@@ -89,9 +90,14 @@ export async function decideShell(policy: Policy, command: string, root: string,
       ? ask(`unprovable-${u.construct}`, `${u.detail}: its value cannot be checked before it runs`)
       : deny(`unprovable-${u.construct}`, u.detail),
   );
-  const ctx: ShellContext = { policy, root, sandbox, globs: { outward: undefined }, cwds: cdTargets(root, analysis.commands), named: namedPaths(root, analysis) };
+  const ctx: ShellContext = { policy, root, sandbox, globs: { outward: undefined }, folders: [root, ...cdTargets(root, analysis.commands)], named: namedPaths(root, analysis) };
   for (const redirect of analysis.redirects) decisions.push(decideRedirect(ctx, redirect));
-  for (const cmd of analysis.commands) decisions.push(decideCommand(ctx, cmd));
+  // Where the shell's order makes a command's folder certain, its paths are read from there alone.
+  const certain = commandFolders(root, analysis.commands);
+  for (const cmd of analysis.commands) {
+    const folders = certain.get(cmd);
+    decisions.push(decideCommand(folders ? { ...ctx, folders } : ctx, cmd));
+  }
   return strictest(decisions);
 }
 
@@ -153,11 +159,13 @@ function canonicalPath(root: string, absolute: string): string {
 
 /** A path a shell command names, checked from the workspace and from every folder it may run in. */
 function decideShellPath(ctx: ShellContext, p: string, cwd?: string): Decision {
-  const decided = decidePath(ctx.policy, p, ctx.root, 'shell');
-  if (path.isAbsolute(p) || p.startsWith('~') || decided.decision !== 'allow') return decided;
-  const bases = [...ctx.cwds, ...(cwd !== undefined ? [path.resolve(ctx.root, cwd)] : [])];
-  const elsewhere = bases.map((base) => decidePath(ctx.policy, path.resolve(base, p), ctx.root, 'shell')).find((d) => d.decision !== 'allow');
-  return elsewhere ? { ...elsewhere, reason: `${p} from ${path.relative(ctx.root, bases[0]!) || '.'}…: ${elsewhere.reason}` } : decided;
+  if (path.isAbsolute(p) || p.startsWith('~')) return decidePath(ctx.policy, p, ctx.root, 'shell');
+  const bases = [...ctx.folders, ...(cwd !== undefined ? [path.resolve(ctx.root, cwd)] : [])];
+  const decided = bases.map((base) => (base === ctx.root ? decidePath(ctx.policy, p, ctx.root, 'shell') : decidePath(ctx.policy, path.resolve(base, p), ctx.root, 'shell')));
+  const refused = decided.findIndex((d) => d.decision !== 'allow');
+  if (refused < 0) return decided[0]!;
+  const base = bases[refused]!;
+  return base === ctx.root ? decided[refused]! : { ...decided[refused]!, reason: `${p} from ${path.relative(ctx.root, base)}: ${decided[refused]!.reason}` };
 }
 
 function decideRedirect(ctx: ShellContext, redirect: ShellRedirect): Decision {
@@ -224,7 +232,7 @@ function decideCommand(ctx: ShellContext, cmd: SimpleCommand, envChanged = false
     else if (dir !== undefined) {
       const checked = decideShellPath(ctx, dir);
       decisions.push(checked);
-      innerCtx = { ...ctx, cwds: [...ctx.cwds, path.resolve(ctx.root, dir)] };
+      innerCtx = { ...ctx, folders: [...ctx.folders, path.resolve(ctx.root, dir)] };
     }
     decisions.push(decideCommand(innerCtx, { ...inner, redirects: [], ...(cmd.stdin !== undefined ? { stdin: cmd.stdin } : {}) }, changes));
     return strictest(decisions);
@@ -250,7 +258,7 @@ function decideCommand(ctx: ShellContext, cmd: SimpleCommand, envChanged = false
     if (list) decisions.push(ask('file-list-argument', `${name} ${list.text} reads the files a list names, which cannot be checked before it runs`));
     for (const arg of inspection.pathArgs ?? cmd.args) {
       for (const candidate of pathCandidates(arg)) {
-        if (arg.glob) decisions.push(...[root, ...ctx.cwds].map((base) => decideGlob(policy, candidate, root, base, ctx.globs)));
+        if (arg.glob) decisions.push(...ctx.folders.map((base) => decideGlob(policy, candidate, root, base, ctx.globs)));
         else decisions.push(decideShellPath(ctx, candidate, inspection.cwd));
       }
     }
@@ -268,13 +276,13 @@ function inspect(ctx: ShellContext, name: string, cmd: SimpleCommand): Inspectio
     sandbox: ctx.sandbox,
     checkPath: (p) => decideShellPath(ctx, p),
     outwardLinksUnder: (p) =>
-      [ctx.root, ...ctx.cwds].flatMap((base) => {
+      ctx.folders.flatMap((base) => {
         const dir = path.resolve(base, p);
         return outwardSymlinks(ctx.root, ctx.globs).filter((link) => !path.relative(dir, path.join(ctx.root, link)).startsWith('..'));
       }),
     // Read from every folder the command may run in; a folder outside the workspace is the path check's to refuse.
     secretUnder: (p) => {
-      for (const base of [ctx.root, ...ctx.cwds]) {
+      for (const base of ctx.folders) {
         const checked = resolveInWorkspace(ctx.root, path.resolve(base, p));
         const found = checked.inside ? secretUnder(ctx.root, checked.absolute, ctx.policy.secret_paths) : null;
         if (found !== null) return found;
@@ -282,7 +290,7 @@ function inspect(ctx: ShellContext, name: string, cmd: SimpleCommand): Inspectio
       return null;
     },
     // The program's own mention counts once, from whichever folder it is read.
-    namedElsewhere: (p) => [...new Set([ctx.root, ...ctx.cwds].map((base) => canonicalPath(ctx.root, path.resolve(base, p))))].reduce((n, key) => n + (ctx.named.get(key) ?? 0), 0) > 1,
+    namedElsewhere: (p) => [...new Set(ctx.folders.map((base) => canonicalPath(ctx.root, path.resolve(base, p))))].reduce((n, key) => n + (ctx.named.get(key) ?? 0), 0) > 1,
     checkCommand: (inner) => decideCommand(ctx, inner),
   };
   return check(cmd, inspectContext);
