@@ -5,6 +5,7 @@ import { safeRegex } from '../../src/schema/safeRegex.js';
 import { isSecretPath, resolveInWorkspace, secretUnder } from '../sandbox/workspacePaths.js';
 import { allow, ask, deny, strictest, type Decision, type SandboxKind } from './decision.js';
 import { commandFolders } from './currentFolder.js';
+import { holdsPlaceholdersOnly } from './exampleFile.js';
 import { optionWords, spellOutOptions } from './programs/longOptions.js';
 import { programCheck } from './programs/registry.js';
 import type { InspectContext, Inspection } from './programs/types.js';
@@ -76,6 +77,7 @@ function decidePath(policy: Policy, p: string, root: string, use: 'file' | 'shel
   if (!checked.inside) return deny('path-outside-workspace', checked.reason, 'PATH_OUTSIDE_WORKSPACE');
   // The name as written and the file it resolves to: `.env` may be a link to `config/local.env`.
   const secret = isSecretPath(root, checked.absolute, policy.secret_paths) ?? isSecretPath(root, path.resolve(root, p), policy.secret_paths);
+  if (secret && holdsPlaceholdersOnly(checked.absolute)) return allow('example-file', `${p} is an example file that holds placeholders only`);
   if (secret) return deny('secret-path', `${p} matches the secret path pattern ${secret}`, 'PERMISSION_DENIED');
   return allow('path-inside-workspace', `${p} is inside the workspace`);
 }
