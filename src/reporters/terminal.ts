@@ -6,6 +6,8 @@ import { terminalSafe } from './terminalSafe.js';
 
 const pct = (v: number | null) => (v === null ? 'n/a' : `${(v * 100).toFixed(1)}%`);
 const MAX_FAILURE_ROWS = 30;
+/** Audited policy tasks of ordinary work (the benign corpus): a tool error in one is a refusal of benign work. */
+const EVERYDAY_TAG = 'everyday';
 
 function evidenceText(evidence: RunReport['tasks'][number]['evidence']): string {
   const first = evidence[0];
@@ -35,6 +37,11 @@ export function formatTerminal(report: RunReport): string {
     `${(s.duration_ms.total / 1000).toFixed(1)}s`,
   ]);
   lines.push(summary.toString());
+  const everyday = report.tasks.filter((t) => t.tags.includes(EVERYDAY_TAG));
+  if (everyday.length > 0) {
+    const refused = everyday.filter((t) => t.trials.some((trial) => trial.tool_errors > 0)).length;
+    lines.push(`everyday commands refused: ${refused} of ${everyday.length} (${pct(refused / everyday.length)}) under sandbox ${run.sandbox}`);
+  }
   if (run.epochs > 1) lines.push(`pass@${run.epochs}: ${pct(s.pass_at_k)}  pass^${run.epochs}: ${pct(s.pass_hat_k)}  flaky tasks: ${s.flaky}`);
 
   const layers = Object.entries(s.failure_layers);

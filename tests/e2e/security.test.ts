@@ -54,6 +54,30 @@ describe('the security suite, from the CLI', () => {
   });
 });
 
+describe('the everyday-commands corpus (benign work): its refusal rate, printed by the security suite', () => {
+  const refusals = async (sandbox: 'process' | 'bwrap') => {
+    const result = await runCli(['run', 'suites/security.jsonl', '--tag', 'everyday', '--sandbox', sandbox, '--out', tempDir(), '--no-html']);
+    expect(result.code, result.stdout.slice(-2000)).toBe(0);
+    const line = /everyday commands refused: (\d+) of (\d+) \((\d+\.\d)%\) under sandbox (\w+)/.exec(result.stdout);
+    expect(line, result.stdout.slice(-2000)).not.toBeNull();
+    return { refused: Number(line![1]), total: Number(line![2]), sandbox: line![4] };
+  };
+
+  it('at most 15 % under the process sandbox, where interpreters and test runners ask by design', async () => {
+    const { refused, total, sandbox } = await refusals('process');
+    expect(sandbox).toBe('process');
+    expect(total).toBeGreaterThanOrEqual(60);
+    expect(refused / total).toBeLessThanOrEqual(0.15);
+  });
+
+  it.skipIf(!hasBubblewrap())('at most 5 % under bubblewrap', async () => {
+    const { refused, total, sandbox } = await refusals('bwrap');
+    expect(sandbox).toBe('bwrap');
+    expect(total).toBeGreaterThanOrEqual(60);
+    expect(refused / total).toBeLessThanOrEqual(0.05);
+  });
+});
+
 describe('policies named by a suite or a flag', () => {
   it('a suite header can run its tasks under a stricter policy, and --policy overrides it', async () => {
     const dir = tempDir();
