@@ -67,7 +67,8 @@ export async function decideToolCall(policy: Policy, call: ToolCallForPolicy, ro
   if (call.tool === 'run_shell' && typeof call.args['command'] === 'string') {
     decisions.push(await decideShell(policy, call.args['command'], root, options.sandbox));
   }
-  const decided = strictest(decisions);
+  // An allowed tool is allowed for its arguments: the rule that allowed those is the one to record.
+  const decided = toolDecision.decision === 'allow' && decisions.length > 1 ? strictest(decisions.slice(1)) : strictest(decisions);
   return decided.decision === 'allow' ? { ...decided, risk: toolPolicy.risk === 'high' ? decided.risk : toolPolicy.risk } : decided;
 }
 
