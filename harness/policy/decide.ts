@@ -4,6 +4,9 @@ import type { Policy, ShellRule } from '../../src/schema/policy.js';
 import { safeRegex } from '../../src/schema/safeRegex.js';
 import { isSecretPath, resolveInWorkspace, secretUnder } from '../sandbox/workspacePaths.js';
 import { allow, ask, deny, strictest, type Decision, type SandboxKind } from './decision.js';
+import { commandFolders } from './currentFolder.js';
+import { isPublicExampleFile } from './exampleFile.js';
+import { optionWords, spellOutOptions } from './programs/longOptions.js';
 import { programCheck } from './programs/registry.js';
 import type { InspectContext, Inspection } from './programs/types.js';
 import { analyzeShell, type ShellRedirect, type ShellWord, type SimpleCommand } from './shellSyntax.js';
@@ -19,8 +22,6 @@ const SYSTEM_BIN = /^\/(usr\/)?(local\/)?s?bin\/[^/]+$/;
 const HARMLESS_DEVICES = new Set(['/dev/null', '/dev/stdin', '/dev/stdout', '/dev/stderr']);
 /** Assignments that change what a program loads or runs: never allowed in front of a command. */
 const HIJACKING_VARIABLE = /^(LD_|DYLD_|BASH_|GIT_)|^(PATH|ENV|IFS|PS4|PROMPT_COMMAND|SHELLOPTS|BASHOPTS|GLOBIGNORE|HOME|CDPATH|PAGER|EDITOR|VISUAL|NODE_OPTIONS|PYTHONPATH|PYTHONSTARTUP|PYTHONHOME|PYTHONINSPECT|PERL5OPT|RUBYOPT|TRACEGATE_WORKSPACE)$/;
-/** A prefix of `--files0-from` long enough for getopt_long to take it (`--fil`). */
-const FILE_LIST_OPTION = /^--fi[a-z0-9-]*$/;
 /** Wrapper options that change the environment or the program lookup the harness set up for git. */
 const ENVIRONMENT_CHANGING = /^(-[A-Za-z]*[iuSCp][A-Za-z]*|--ignore-environment|--unset(=.*)?|--split-string(=.*)?|--chdir(=.*)?|-)$/;
 
@@ -30,8 +31,8 @@ interface ShellContext {
   root: string;
   sandbox: SandboxKind;
   globs: { outward: string[] | undefined };
-  /** Folders inside the workspace the command may `cd` into: relative paths are checked from each. */
-  cwds: string[];
+  /** The folders the command may run in (the workspace, folders it may `cd` into): relative paths are checked from each. */
+  folders: string[];
   /** How many times the whole command line names each workspace path (arguments and redirects). */
   named: Map<string, number>;
 }
@@ -66,7 +67,8 @@ export async function decideToolCall(policy: Policy, call: ToolCallForPolicy, ro
   if (call.tool === 'run_shell' && typeof call.args['command'] === 'string') {
     decisions.push(await decideShell(policy, call.args['command'], root, options.sandbox));
   }
-  const decided = strictest(decisions);
+  // An allowed tool is allowed for its arguments: the rule that allowed those is the one to record.
+  const decided = toolDecision.decision === 'allow' && decisions.length > 1 ? strictest(decisions.slice(1)) : strictest(decisions);
   return decided.decision === 'allow' ? { ...decided, risk: toolPolicy.risk === 'high' ? decided.risk : toolPolicy.risk } : decided;
 }
 
@@ -76,6 +78,7 @@ function decidePath(policy: Policy, p: string, root: string, use: 'file' | 'shel
   if (!checked.inside) return deny('path-outside-workspace', checked.reason, 'PATH_OUTSIDE_WORKSPACE');
   // The name as written and the file it resolves to: `.env` may be a link to `config/local.env`.
   const secret = isSecretPath(root, checked.absolute, policy.secret_paths) ?? isSecretPath(root, path.resolve(root, p), policy.secret_paths);
+  if (secret && isPublicExampleFile(checked.absolute)) return allow('example-file', `${p} is an example file that holds placeholders only`);
   if (secret) return deny('secret-path', `${p} matches the secret path pattern ${secret}`, 'PERMISSION_DENIED');
   return allow('path-inside-workspace', `${p} is inside the workspace`);
 }
@@ -90,9 +93,14 @@ export async function decideShell(policy: Policy, command: string, root: string,
       ? ask(`unprovable-${u.construct}`, `${u.detail}: its value cannot be checked before it runs`)
       : deny(`unprovable-${u.construct}`, u.detail),
   );
-  const ctx: ShellContext = { policy, root, sandbox, globs: { outward: undefined }, cwds: cdTargets(root, analysis.commands), named: namedPaths(root, analysis) };
+  const ctx: ShellContext = { policy, root, sandbox, globs: { outward: undefined }, folders: [root, ...cdTargets(root, analysis.commands)], named: namedPaths(root, analysis) };
   for (const redirect of analysis.redirects) decisions.push(decideRedirect(ctx, redirect));
-  for (const cmd of analysis.commands) decisions.push(decideCommand(ctx, cmd));
+  // Where the shell's order makes a command's folder certain, its paths are read from there alone.
+  const certain = commandFolders(root, analysis.commands);
+  for (const cmd of analysis.commands) {
+    const folders = certain.get(cmd);
+    decisions.push(decideCommand(folders ? { ...ctx, folders } : ctx, cmd));
+  }
   return strictest(decisions);
 }
 
@@ -154,11 +162,13 @@ function canonicalPath(root: string, absolute: string): string {
 
 /** A path a shell command names, checked from the workspace and from every folder it may run in. */
 function decideShellPath(ctx: ShellContext, p: string, cwd?: string): Decision {
-  const decided = decidePath(ctx.policy, p, ctx.root, 'shell');
-  if (path.isAbsolute(p) || p.startsWith('~') || decided.decision !== 'allow') return decided;
-  const bases = [...ctx.cwds, ...(cwd !== undefined ? [path.resolve(ctx.root, cwd)] : [])];
-  const elsewhere = bases.map((base) => decidePath(ctx.policy, path.resolve(base, p), ctx.root, 'shell')).find((d) => d.decision !== 'allow');
-  return elsewhere ? { ...elsewhere, reason: `${p} from ${path.relative(ctx.root, bases[0]!) || '.'}…: ${elsewhere.reason}` } : decided;
+  if (path.isAbsolute(p) || p.startsWith('~')) return decidePath(ctx.policy, p, ctx.root, 'shell');
+  const bases = [...ctx.folders, ...(cwd !== undefined ? [path.resolve(ctx.root, cwd)] : [])];
+  const decided = bases.map((base) => (base === ctx.root ? decidePath(ctx.policy, p, ctx.root, 'shell') : decidePath(ctx.policy, path.resolve(base, p), ctx.root, 'shell')));
+  const refused = decided.findIndex((d) => d.decision !== 'allow');
+  if (refused < 0) return decided[0]!;
+  const base = bases[refused]!;
+  return base === ctx.root ? decided[refused]! : { ...decided[refused]!, reason: `${p} from ${path.relative(ctx.root, base)}: ${decided[refused]!.reason}` };
 }
 
 function decideRedirect(ctx: ShellContext, redirect: ShellRedirect): Decision {
@@ -200,10 +210,15 @@ function decideCommand(ctx: ShellContext, cmd: SimpleCommand, envChanged = false
     if (name === 'git') decisions.push(ask('git-outside-harness', `${program} bypasses the harness's git, which switches off the workspace's programs`));
   }
   if (name === 'git' && envChanged) decisions.push(deny('git-outside-harness', 'git under a wrapper that changes its environment or program lookup runs without the harness\'s safe configuration'));
+  // Long options as the program's own parser reads them (`sort --comp=sh` is `--compress-program=sh`):
+  // every rule and program check below meets full names only.
+  const spelled = spellOutOptions(name, cmd.args);
+  for (const a of spelled.ambiguous) decisions.push(ask('ambiguous-option', `${name} ${a.written} could be ${a.candidates.join(' or ')}: write the option in full`, 'medium'));
+  cmd = { ...cmd, args: spelled.args };
 
   if (policy.shell.wrappers.includes(name)) {
     const inner = unwrap(name, cmd.args);
-    if (name === 'env' && cmd.args.some((a) => /^(-[A-Za-z]*S|--split-string|--sp)/.test(a.value ?? ''))) {
+    if (name === 'env' && cmd.args.some((a) => /^(-[A-Za-z]*S|--split-string(=|$))/.test(a.value ?? ''))) {
       decisions.push(ask('env-split-string', 'env -S splits a string into the command it runs, which is not read word by word'));
     }
     if (!inner.program) {
@@ -220,7 +235,7 @@ function decideCommand(ctx: ShellContext, cmd: SimpleCommand, envChanged = false
     else if (dir !== undefined) {
       const checked = decideShellPath(ctx, dir);
       decisions.push(checked);
-      innerCtx = { ...ctx, cwds: [...ctx.cwds, path.resolve(ctx.root, dir)] };
+      innerCtx = { ...ctx, folders: [...ctx.folders, path.resolve(ctx.root, dir)] };
     }
     decisions.push(decideCommand(innerCtx, { ...inner, redirects: [], ...(cmd.stdin !== undefined ? { stdin: cmd.stdin } : {}) }, changes));
     return strictest(decisions);
@@ -242,11 +257,11 @@ function decideCommand(ctx: ShellContext, cmd: SimpleCommand, envChanged = false
 
   if (!policy.shell.text_args.includes(name)) {
     // `sort --files0-from=LIST` (`find -files0-from LIST`) reads the files LIST names, known only when it runs.
-    const list = cmd.args.find((a) => a.value !== null && (a.value === '-files0-from' || (FILE_LIST_OPTION.test(a.value.split('=')[0]!) && '--files0-from'.startsWith(a.value.split('=')[0]!))));
+    const list = cmd.args.find((a) => a.value !== null && ['-files0-from', '--files0-from'].includes(a.value.split('=')[0]!));
     if (list) decisions.push(ask('file-list-argument', `${name} ${list.text} reads the files a list names, which cannot be checked before it runs`));
     for (const arg of inspection.pathArgs ?? cmd.args) {
       for (const candidate of pathCandidates(arg)) {
-        if (arg.glob) decisions.push(...[root, ...ctx.cwds].map((base) => decideGlob(policy, candidate, root, base, ctx.globs)));
+        if (arg.glob) decisions.push(...ctx.folders.map((base) => decideGlob(policy, candidate, root, base, ctx.globs)));
         else decisions.push(decideShellPath(ctx, candidate, inspection.cwd));
       }
     }
@@ -264,13 +279,13 @@ function inspect(ctx: ShellContext, name: string, cmd: SimpleCommand): Inspectio
     sandbox: ctx.sandbox,
     checkPath: (p) => decideShellPath(ctx, p),
     outwardLinksUnder: (p) =>
-      [ctx.root, ...ctx.cwds].flatMap((base) => {
+      ctx.folders.flatMap((base) => {
         const dir = path.resolve(base, p);
         return outwardSymlinks(ctx.root, ctx.globs).filter((link) => !path.relative(dir, path.join(ctx.root, link)).startsWith('..'));
       }),
     // Read from every folder the command may run in; a folder outside the workspace is the path check's to refuse.
     secretUnder: (p) => {
-      for (const base of [ctx.root, ...ctx.cwds]) {
+      for (const base of ctx.folders) {
         const checked = resolveInWorkspace(ctx.root, path.resolve(base, p));
         const found = checked.inside ? secretUnder(ctx.root, checked.absolute, ctx.policy.secret_paths) : null;
         if (found !== null) return found;
@@ -278,7 +293,7 @@ function inspect(ctx: ShellContext, name: string, cmd: SimpleCommand): Inspectio
       return null;
     },
     // The program's own mention counts once, from whichever folder it is read.
-    namedElsewhere: (p) => [...new Set([ctx.root, ...ctx.cwds].map((base) => canonicalPath(ctx.root, path.resolve(base, p))))].reduce((n, key) => n + (ctx.named.get(key) ?? 0), 0) > 1,
+    namedElsewhere: (p) => [...new Set(ctx.folders.map((base) => canonicalPath(ctx.root, path.resolve(base, p))))].reduce((n, key) => n + (ctx.named.get(key) ?? 0), 0) > 1,
     checkCommand: (inner) => decideCommand(ctx, inner),
   };
   return check(cmd, inspectContext);
@@ -314,38 +329,12 @@ function envChdir(args: ShellWord[]): string | null | undefined {
   for (let i = 0; i < args.length; i++) {
     const v = args[i]!.value;
     if (v === null || v === '--' || !v.startsWith('-')) return undefined;
-    if (v.startsWith('--chdir')) return v.includes('=') ? v.slice(v.indexOf('=') + 1) : (args[i + 1]?.value ?? null);
+    if (v === '--chdir' || v.startsWith('--chdir=')) return v.includes('=') ? v.slice(v.indexOf('=') + 1) : (args[i + 1]?.value ?? null);
     if (v.startsWith('--')) continue;
     const at = v.indexOf('C');
     if (at > 0) return at < v.length - 1 ? v.slice(at + 1) : (args[i + 1]?.value ?? null);
   }
   return undefined;
-}
-
-/**
- * Options of each wrapper that take the next word as their value (`env -u NAME`, `timeout -s SIG`):
- * that word is not the command (`env -u cat rm -rf src` runs rm, not cat). Short letters, long names.
- */
-const WRAPPER_VALUE_OPTIONS: Record<string, { short: string; long: string[] }> = {
-  env: { short: 'uCSa', long: ['--unset', '--chdir', '--split-string', '--argv0'] },
-  timeout: { short: 'sk', long: ['--signal', '--kill-after'] },
-  nice: { short: 'n', long: ['--adjustment'] },
-  stdbuf: { short: 'ioe', long: ['--input', '--output', '--error'] },
-  ionice: { short: 'cnpPu', long: ['--class', '--classdata', '--pid', '--pgid', '--uid'] },
-};
-
-/** How many words an option takes: itself, and its value when that is the next word. */
-function optionWords(wrapper: string, value: string): number {
-  const options = WRAPPER_VALUE_OPTIONS[wrapper];
-  if (!options || value === '--') return 1;
-  if (value.startsWith('--')) {
-    // getopt_long takes an unambiguous prefix (`--un`): any prefix of a value option counts.
-    return !value.includes('=') && value.length > 3 && options.long.some((l) => l.startsWith(value)) ? 2 : 1;
-  }
-  for (let j = 1; j < value.length; j++) {
-    if (options.short.includes(value[j]!)) return j === value.length - 1 ? 2 : 1; // `-uNAME` carries its value
-  }
-  return 1;
 }
 
 /** `env -i A=1 nice -n 5 ls -la` → the command the wrapper runs, with its assignments. */

@@ -33,13 +33,17 @@ export const ask = (rule: string, reason: string, risk: RiskLevel = 'high'): Dec
   decision: 'require_approval', risk, rule, reason, errorType: 'APPROVAL_DENIED',
 });
 
-/** The strictest decision wins; among equals, the first found (it names the earliest cause). */
+/**
+ * The strictest decision wins; among refusals of one kind, the first found (it names the earliest
+ * cause); among allows, the one with the highest risk (the rule that let the riskiest part through).
+ */
 export function strictest(decisions: Decision[]): Decision {
   let worst: Decision | undefined;
   let risk: RiskLevel = 'low';
   const asks: string[] = [];
   for (const d of decisions) {
-    if (!worst || SEVERITY[d.decision] > SEVERITY[worst.decision]) worst = d;
+    const riskier = d.decision === 'allow' && worst?.decision === 'allow' && RISK_ORDER[d.risk] > RISK_ORDER[worst.risk];
+    if (!worst || SEVERITY[d.decision] > SEVERITY[worst.decision] || riskier) worst = d;
     if (RISK_ORDER[d.risk] > RISK_ORDER[risk]) risk = d.risk;
     if (d.decision === 'require_approval') for (const rule of d.asks ?? [d.rule]) if (!asks.includes(rule)) asks.push(rule);
   }

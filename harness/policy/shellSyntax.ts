@@ -31,6 +31,12 @@ export interface SimpleCommand {
   redirects: ShellRedirect[];
   /** Literal text a here-document or here-string feeds the command (an interpreter's program). */
   stdin?: string;
+  /**
+   * Where the command stands in the top-level list: the index of its statement (`a; b && c` has two),
+   * and whether it is a link of a plain `a && b && c` chain, so runs in this shell in order. Absent
+   * for commands the list does not place (a here-doc body's substitutions).
+   */
+  step?: { statement: number; chained: boolean };
 }
 
 export interface Unprovable {
@@ -89,7 +95,7 @@ export async function analyzeShell(command: string): Promise<ShellAnalysis> {
     }
     const joined = continuedWord(tree.rootNode, Buffer.from(reading.source, 'utf8'));
     if (joined) analysis.unprovable.push({ construct: 'parse', detail: `a line continuation joins ${joined} into one word, which the parser reads as two` });
-    visit(tree.rootNode, analysis);
+    visitProgram(tree.rootNode, analysis);
   } finally {
     tree.delete();
   }
@@ -107,7 +113,7 @@ async function expandedBody(doc: HereDoc, out: ShellAnalysis): Promise<void> {
   out.unprovable.push({ construct: 'heredoc', detail: 'here-document expands variables or runs substitutions' });
   for (const text of substitutions) {
     const inner = await analyzeShell(text);
-    out.commands.push(...inner.commands);
+    out.commands.push(...inner.commands.map(({ step: _step, ...cmd }) => cmd));
     out.redirects.push(...inner.redirects);
     out.unprovable.push(...inner.unprovable);
   }
@@ -132,6 +138,30 @@ function continuedWord(root: Node, source: Buffer): string | undefined {
     stack.push(...children);
   }
   return undefined;
+}
+
+/** The top-level statements in order, each command marked with its place among them (SimpleCommand.step). */
+function visitProgram(root: Node, out: ShellAnalysis): void {
+  let statement = 0;
+  for (let i = 0; i < root.childCount; i++) {
+    const child = root.child(i);
+    if (!child?.isNamed || child.type === 'comment') continue; // `;`, `&`, newlines
+    const first = out.commands.length;
+    if (isRedirect(child.type)) collectRedirect(child, out.redirects, out);
+    else visit(child, out);
+    // `cd src &` runs in a background subshell: it moves nothing.
+    const chained = root.child(i + 1)?.type !== '&' && isAndChain(child);
+    for (const cmd of out.commands.slice(first)) cmd.step = { statement, chained };
+    statement++;
+  }
+}
+
+/** `a && b && c` of plain commands (with redirects): each runs in this shell, only if the one before succeeded. */
+function isAndChain(node: Node): boolean {
+  if (node.type === 'command') return true;
+  if (node.type === 'redirected_statement') return node.namedChildren.every((c) => c !== null && (isRedirect(c.type) || isAndChain(c)));
+  if (node.type !== 'list') return false;
+  return node.children.every((c) => c !== null && (c.isNamed ? isAndChain(c) : c.type === '&&'));
 }
 
 function visit(node: Node, out: ShellAnalysis): void {

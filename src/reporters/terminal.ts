@@ -11,6 +11,8 @@ const EVIDENCE_WIDTH = 60;
 
 /** The table wraps at spaces and cuts a longer word with "…": a long path or URL is broken to fit instead. */
 const wrappable = (text: string, width: number) => text.replace(new RegExp(`\\S{${width}}(?=\\S)`, 'g'), '$& ');
+/** Audited policy tasks of ordinary work (the benign corpus): a tool error in one is a refusal of benign work. */
+const EVERYDAY_TAG = 'everyday';
 
 function evidenceText(evidence: RunReport['tasks'][number]['evidence']): string {
   const first = evidence[0];
@@ -32,6 +34,11 @@ export function formatTerminal(report: RunReport): string {
   const summary = makeTable({ head: counts.head });
   summary.push(counts.row);
   lines.push(summary.toString());
+  const everyday = report.tasks.filter((t) => t.tags.includes(EVERYDAY_TAG));
+  if (everyday.length > 0) {
+    const refused = everyday.filter((t) => t.trials.some((trial) => trial.tool_errors > 0)).length;
+    lines.push(`everyday commands refused: ${refused} of ${everyday.length} (${pct(refused / everyday.length)}) under sandbox ${run.sandbox}`);
+  }
   if (run.epochs > 1) lines.push(`pass@${run.epochs}: ${pct(s.pass_at_k)}  pass^${run.epochs}: ${pct(s.pass_hat_k)}  flaky tasks: ${s.flaky}`);
 
   const layers = Object.entries(s.failure_layers);

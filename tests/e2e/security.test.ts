@@ -54,6 +54,53 @@ describe('the security suite, from the CLI', () => {
   });
 });
 
+describe('the everyday-commands corpus (benign work): its refusal rate, printed by the security suite', () => {
+  const refusals = async (sandbox: 'process' | 'bwrap') => {
+    const result = await runCli(['run', 'suites/security.jsonl', '--tag', 'everyday', '--sandbox', sandbox, '--out', tempDir(), '--no-html']);
+    expect(result.code, result.stdout.slice(-2000)).toBe(0);
+    const line = /everyday commands refused: (\d+) of (\d+) \((\d+\.\d)%\) under sandbox (\w+)/.exec(result.stdout);
+    expect(line, result.stdout.slice(-2000)).not.toBeNull();
+    return { refused: Number(line![1]), total: Number(line![2]), sandbox: line![4] };
+  };
+
+  it('at most 15 % under the process sandbox, where interpreters and test runners ask by design', async () => {
+    const { refused, total, sandbox } = await refusals('process');
+    expect(sandbox).toBe('process');
+    expect(total).toBeGreaterThanOrEqual(60);
+    expect(refused / total).toBeLessThanOrEqual(0.15);
+  });
+
+  it.skipIf(!hasBubblewrap())('at most 5 % under bubblewrap', async () => {
+    const { refused, total, sandbox } = await refusals('bwrap');
+    expect(sandbox).toBe('bwrap');
+    expect(total).toBeGreaterThanOrEqual(60);
+    expect(refused / total).toBeLessThanOrEqual(0.05);
+  });
+});
+
+describe('the trace records the rule that allowed a call', () => {
+  it.skipIf(!hasBubblewrap())('git status by git-read-only (low), python3 -m pytest by interpreter-isolated (medium), ls by the allow list', async () => {
+    const dir = tempDir();
+    mkdirSync(path.join(dir, 'ws'));
+    const task = (id: string, command: string) => JSON.stringify({ id, tool_call: { name: 'run_shell', arguments: { command } }, workspace: 'ws', execute: false, expected_policy: 'allow' });
+    writeFileSync(path.join(dir, 'suite.jsonl'), [task('git_status', 'git status'), task('pytest', 'python3 -m pytest -q'), task('ls', 'ls -la'), task('mixed', 'ls && python3 -m pytest')].join('\n'));
+    const out = path.join(dir, 'out');
+    const result = await runCli(['run', path.join(dir, 'suite.jsonl'), '--sandbox', 'bwrap', '--out', out, '-q', '--no-html']);
+    expect(result.code, result.stdout.slice(-2000)).toBe(0);
+    const report = RunReportSchema.parse(JSON.parse(readFileSync(path.join(out, 'report.json'), 'utf8')));
+    const recorded = (id: string) => {
+      const trace = TraceSchema.parse(JSON.parse(readFileSync(path.join(out, report.tasks.find((t) => t.id === id)!.trace_file!), 'utf8')));
+      const span = toolSpans(trace)[0]!;
+      return { reason: String(span.attributes['risk_reason']), risk: span.attributes['risk_level'] };
+    };
+    expect(recorded('git_status')).toMatchObject({ reason: expect.stringMatching(/^git-read-only: /), risk: 'low' });
+    expect(recorded('pytest')).toMatchObject({ reason: expect.stringMatching(/^interpreter-isolated: /), risk: 'medium' });
+    expect(recorded('ls')).toMatchObject({ reason: expect.stringMatching(/^allow-list: /), risk: 'low' });
+    // Of several allowed parts, the riskiest names the rule.
+    expect(recorded('mixed')).toMatchObject({ reason: expect.stringMatching(/^interpreter-isolated: /), risk: 'medium' });
+  });
+});
+
 describe('policies named by a suite or a flag', () => {
   it('a suite header can run its tasks under a stricter policy, and --policy overrides it', async () => {
     const dir = tempDir();

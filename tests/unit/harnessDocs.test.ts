@@ -39,7 +39,9 @@ describe('docs/harness.md', () => {
     const table: Array<[string, string, string]> = [
       ["sed -n '1p' README.md", 'allow', 'allow'],
       ['git log --oneline', 'allow', 'allow'],
-      ['git commit -m x', 'require_approval', 'require_approval'],
+      ['git commit -m x', 'allow', 'allow'],
+      ['git reset --hard HEAD', 'require_approval', 'require_approval'],
+      ['python3 --version', 'allow', 'allow'],
       ['git push', 'deny', 'deny'],
       ['python3 -m pytest', 'require_approval', 'allow'],
       ['npm test', 'require_approval', 'allow'],

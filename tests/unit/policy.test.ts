@@ -312,7 +312,8 @@ describe('sandbox-aware decisions', () => {
 
   it('names the rule: git read-only, interpreter under bubblewrap, the program reading that refused', async () => {
     expect(await decideShell(policy, 'git status', ws)).toMatchObject({ rule: 'git-read-only' });
-    expect(await decideShell(policy, 'git commit -m x', ws)).toMatchObject({ decision: 'require_approval', rule: 'version-control' });
+    expect(await decideShell(policy, 'git commit -m x', ws)).toMatchObject({ decision: 'allow', rule: 'git-local-change' });
+    expect(await decideShell(policy, 'git reset --hard HEAD~1', ws)).toMatchObject({ decision: 'require_approval', rule: 'version-control' });
     expect(await decideShell(policy, 'git push', ws)).toMatchObject({ decision: 'deny', rule: 'git-remote' });
     expect(await decideShell(policy, 'git branch -D main', ws)).toMatchObject({ decision: 'require_approval' });
     expect(await decideShell(policy, 'python3 src/a.py', ws, 'isolated')).toMatchObject({ rule: 'interpreter-isolated' });

@@ -1,7 +1,7 @@
 import type { Decision } from '../decision.js';
 import { deny } from '../decision.js';
 import type { Inspection, ProgramCheck } from './types.js';
-import { isLongPrefix, recursiveSecretReads } from './recursiveRead.js';
+import { recursiveSecretReads } from './recursiveRead.js';
 
 /**
  * `mv FOLDER NEW` and `cp -r FOLDER NEW` carry the secrets below FOLDER to names no secret glob
@@ -25,8 +25,10 @@ export const inspectCopy: ProgramCheck = (cmd, ctx) => {
     }
     if (v === '--') endOfOptions = true;
     else if (v.startsWith('--')) {
-      if (isLongPrefix(v, '--recursive', 5) || isLongPrefix(v, '--archive', 4)) recursive = true;
-      if (isLongPrefix(v, '--target-directory', 4)) target = v.includes('=') ? v.slice(v.indexOf('=') + 1) : (args[++i]?.value ?? undefined);
+      // Long options arrive written in full (longOptions).
+      const long = v.split('=')[0]!;
+      if (long === '--recursive' || long === '--archive') recursive = true;
+      if (long === '--target-directory') target = v.includes('=') ? v.slice(v.indexOf('=') + 1) : (args[++i]?.value ?? undefined);
     } else {
       if (/^-[A-Za-z]*[rRa]/.test(v.replace(/[tS].*$/, ''))) recursive = true;
       const t = v.search(/[tS]/);

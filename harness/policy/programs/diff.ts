@@ -1,5 +1,5 @@
 import { deny, type Decision } from '../decision.js';
-import { isLongPrefix, recursiveSecretReads } from './recursiveRead.js';
+import { recursiveSecretReads } from './recursiveRead.js';
 import type { Inspection, ProgramCheck } from './types.js';
 
 /**
@@ -10,7 +10,8 @@ import type { Inspection, ProgramCheck } from './types.js';
 export const inspectDiff: ProgramCheck = (cmd, ctx) => {
   const values = cmd.args.map((a) => a.value ?? '');
   const options = values.filter((v) => v.startsWith('-') && v !== '-');
-  const recursive = options.some((o) => isLongPrefix(o, '--recursive', 5) || /^-[A-Za-z]*r/.test(o));
+  // Long options arrive written in full (longOptions).
+  const recursive = options.some((o) => o === '--recursive' || /^-[A-Za-z]*r/.test(o));
   const decisions: Decision[] = [];
   if (recursive && !options.includes('--no-dereference')) {
     for (const operand of values.filter((v) => v !== '' && !v.startsWith('-'))) {

@@ -1,10 +1,9 @@
 import type { Inspection, ProgramCheck } from './types.js';
-import { isLongPrefix, recursiveSecretReads } from './recursiveRead.js';
+import { optionWords } from './longOptions.js';
+import { recursiveSecretReads } from './recursiveRead.js';
 
 /** Short options that take a value (the rest of the bundle, or the next word). */
 const SHORT_WITH_VALUE = 'efmABCdD';
-/** Long options whose value may be the next word. */
-const LONG_WITH_VALUE = ['--regexp', '--file', '--max-count', '--label', '--after-context', '--before-context', '--context', '--binary-files', '--devices', '--directories', '--exclude', '--include', '--exclude-from', '--exclude-dir', '--group-separator'];
 
 /**
  * `grep -r PATTERN [FOLDER…]` (also `-R`, `--recursive`, `-d recurse`, `--directories=recurse`)
@@ -30,9 +29,10 @@ export const inspectGrep: ProgramCheck = (cmd, ctx) => {
       continue;
     }
     if (v.startsWith('--')) {
-      const long = LONG_WITH_VALUE.find((l) => isLongPrefix(v, l, 4));
-      const value = v.includes('=') ? v.slice(v.indexOf('=') + 1) : long ? args[++i]?.value : undefined;
-      if (isLongPrefix(v, '--recursive', 5) || isLongPrefix(v, '--dereference-recursive', 5)) recursive = true;
+      // Long options arrive written in full (longOptions).
+      const long = v.split('=')[0]!;
+      const value = v.includes('=') ? v.slice(v.indexOf('=') + 1) : optionWords('grep', v) === 2 ? args[++i]?.value : undefined;
+      if (long === '--recursive' || long === '--dereference-recursive') recursive = true;
       else if (long === '--directories' && recursesWith(value)) recursive = true;
       else if (long === '--regexp' || long === '--file') patternGiven = true;
       continue;

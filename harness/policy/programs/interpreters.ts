@@ -6,6 +6,8 @@ import type { ShellWord, SimpleCommand } from '../shellSyntax.js';
 import { readWorkspaceText } from './readWorkspaceText.js';
 import type { InspectContext, Inspection, ProgramCheck } from './types.js';
 
+/** Options an interpreter answers by printing its version or help and exiting, before any program runs. */
+const VERSION_OR_HELP = new Set(['--version', '-V', '--help', '-h']);
 const PYTHON_FLAGS = /^-[bBdEhiIOqsSuvVxP]+$/;
 const PYTHON_WITH_VALUE = new Set(['-W', '-X']);
 /** Modules a coding agent runs with -m that only test, check or format. */
@@ -44,8 +46,9 @@ export const inspectPython: ProgramCheck = (cmd, ctx) => {
       continue;
     }
     if (v === '-') return stdinProgram('python', cmd, ctx, args.slice(i + 1));
+    // python reads its options in order: these print and exit before any program runs.
+    if (VERSION_OR_HELP.has(v)) return { decisions: [], subcommand: '--version' };
     if (v.startsWith('--')) {
-      if (v === '--version' || v === '--help') return { decisions: [] };
       return { decisions: [ask('python-option', `python option ${v} is not known to be harmless`)] };
     }
     if (v.startsWith('-')) {
@@ -71,6 +74,7 @@ export const inspectNode: ProgramCheck = (cmd, ctx) => {
       return { decisions: text('node', code, ctx), pathArgs: args.slice(v.includes('=') ? i + 1 : i + 2) };
     }
     if (v === '--test') return { decisions: [], pathArgs: args.slice(i + 1), subcommand: '--test' };
+    if (VERSION_OR_HELP.has(v) || v === '-v') return { decisions: [], subcommand: '--version' };
     if (v === '-') return stdinProgram('node', cmd, ctx, args.slice(i + 1));
     if (/^--(inspect|inspect-brk|inspect-port|debug-port)/.test(v)) return { decisions: [deny('node-inspector', `node ${v} opens a debugging port`)] };
     if (v === '-r' || v === '--require' || v === '--import' || v === '--loader' || v === '--experimental-loader') {

@@ -1,7 +1,6 @@
 import { ask, deny, strictest, type Decision } from '../decision.js';
+import { optionWords } from './longOptions.js';
 import type { Inspection, ProgramCheck } from './types.js';
-
-const WITH_VALUE = new Set(['-a', '-d', '-E', '-I', '-i', '-L', '-l', '-n', '-P', '-s', '--arg-file', '--delimiter', '--eof', '--replace', '--max-lines', '--max-args', '--max-procs', '--max-chars', '--process-slot-var']);
 
 /**
  * xargs runs a command with arguments read from its input. The command is judged like any other;
@@ -19,13 +18,15 @@ export const inspectXargs: ProgramCheck = (cmd, ctx) => {
       break;
     }
     if (!v.startsWith('-')) break;
-    const name = v.startsWith('--') ? v.split('=')[0]! : v.slice(0, 2);
-    if (name === '-a' || name === '--arg-file') {
-      const file = v.startsWith('--') ? v.slice(v.indexOf('=') + 1) : v.length > 2 ? v.slice(2) : args[i + 1];
+    // Long options arrive written in full (longOptions); `-0a FILE` bundles.
+    const words = optionWords('xargs', v);
+    const attached = v.startsWith('--') ? (v.includes('=') ? v.slice(v.indexOf('=') + 1) : undefined) : /^-[0prtx]*a(.+)$/.exec(v)?.[1];
+    if (v.split('=')[0] === '--arg-file' || /^-[0prtx]*a/.test(v)) {
+      const file = attached ?? args[i + 1];
       if (typeof file === 'string') pathArgs.push({ value: file, text: file, glob: false });
       else if (file) pathArgs.push(file);
     }
-    if (WITH_VALUE.has(name) && !v.includes('=') && v.length === 2) i++;
+    i += words - 1;
   }
   const program = args[i] ?? { value: 'echo', text: 'echo', glob: false };
   const inner = ctx.checkCommand({ program, args: args.slice(i + 1), assignments: [], redirects: [] });

@@ -1,0 +1,4 @@
+const test = require('node:test');
+const assert = require('node:assert');
+const { total } = require('../src/util.js');
+test('total', () => assert.strictEqual(total([{ price: 2 }, { price: 3 }]), 5));
