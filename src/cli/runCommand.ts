@@ -174,8 +174,15 @@ export async function runInto(
   viewerTraces?: ViewerTraces,
 ): Promise<RunReport> {
   const controller = new AbortController();
+  const stopListening = () => {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  };
   const onSignal = () => {
-    if (controller.signal.aborted) process.exit(EXIT.COULD_NOT_RUN);
+    // The next signal gets its default action, which ends the process at once: building and
+    // writing the report is synchronous work, during which no handler would be heard. Before the
+    // notice, so a signal sent on reading it is never caught by this handler on its way out.
+    stopListening();
     process.stderr.write('\ninterrupted: writing the report with the trials done so far (again to quit at once)\n');
     controller.abort(new Error('interrupted'));
   };
@@ -211,8 +218,7 @@ export async function runInto(
     });
     return flags.epochs === 'auto' ? await runEpochsAuto(flags, prepared.tasks, execute) : await execute();
   } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
+    stopListening();
     await adapter.close?.();
   }
 }
