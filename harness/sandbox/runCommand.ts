@@ -6,7 +6,7 @@ import { sessionMembers } from './processTree.js';
 import { gitEnvironment, gitShimDir } from '../git/gitEnv.js';
 import { publicTemplatesEnv } from '../git/secretBlobs.js';
 import { bwrapArgs } from './bwrapArgs.js';
-import { openPidsCgroup, ulimitLine, type PidsCgroup } from './commandLimits.js';
+import { openCommandCgroup, ulimitLine, type CommandCgroup } from './commandLimits.js';
 import { cutAtToken } from '../../src/schema/redact.js';
 import { DEFAULT_COMMAND_LIMITS, type CommandLimits } from '../../src/schema/policy.js';
 
@@ -88,14 +88,15 @@ export function hasBubblewrap(): boolean {
   return probeBubblewrap().ok;
 }
 
-function commandLine(command: string, options: RunOptions, cgroup: PidsCgroup | null): [string, string[]] {
+function commandLine(command: string, options: RunOptions, cgroup: CommandCgroup | null): [string, string[]] {
   // An outer shell makes HOME and sets the limits, then execs the real one with the command as an
   // argument (never spliced into a string, so no quoting can escape it).
   const setup = `mkdir -p -m 700 "$HOME" && ${ulimitLine(options.limits ?? DEFAULT_COMMAND_LIMITS)} && exec /bin/bash --noprofile --norc -c "$1"`;
   const shell = ['/bin/bash', '--noprofile', '--norc', '-c', setup, 'tracegate-sandbox', command];
   const line = options.mode === 'bwrap' ? ['bwrap', ...bwrapArgs(path.resolve(options.workspace), options.secretPaths ?? []), ...shell] : shell;
-  // The pids cgroup is joined outside bubblewrap (no /sys inside), before anything else starts.
-  const joined = cgroup ? ['/bin/sh', '-c', 'echo $$ > "$0" && exec "$@"', cgroup.procs, ...line] : line;
+  // The cgroups are joined outside bubblewrap (no /sys inside), before anything else starts.
+  const join = 'n=$0; while [ "$n" -gt 0 ]; do echo $$ > "$1" || exit 125; shift; n=$((n - 1)); done; exec "$@"';
+  const joined = cgroup ? ['/bin/sh', '-c', join, String(cgroup.procs.length), ...cgroup.procs, ...line] : line;
   return [joined[0]!, joined.slice(1)];
 }
 
@@ -121,20 +122,20 @@ function killSession(sid: number, sig: NodeJS.Signals): void {
  */
 export function runCommand(command: string, options: RunOptions): Promise<CommandResult> {
   let line: [string, string[]];
-  const cgroup = openPidsCgroup(options.limits ?? DEFAULT_COMMAND_LIMITS);
+  const cgroup = openCommandCgroup(options.limits ?? DEFAULT_COMMAND_LIMITS);
   // Under bubblewrap HOME lives in the sandbox's own /tmp; the process sandbox gets a fresh folder.
   const hostHome = options.mode === 'bwrap' ? null : mkdtempSync(path.join(tmpdir(), 'tracegate-home-'));
-  const cleanUp = () => {
-    cgroup?.close();
+  // The result waits for the cgroups' removal: nothing of the command outlives the call.
+  const cleanUp = async () => {
     if (hostHome) rmSync(hostHome, { recursive: true, force: true });
+    await cgroup?.close();
   };
   try {
     line = commandLine(command, options, cgroup);
   } catch (error) {
-    cleanUp();
     // The sandbox cannot be set up as promised (a secret scan cut short): the command does not run.
     const output = `failed to start: ${(error as Error).message}`;
-    return Promise.resolve({ exitCode: null, signal: null, timedOut: false, output, outputChars: output.length, truncated: false, mode: options.mode });
+    return cleanUp().then(() => ({ exitCode: null, signal: null, timedOut: false, output, outputChars: output.length, truncated: false, mode: options.mode }));
   }
   const [file, args] = line;
   return new Promise((resolve) => {
@@ -181,8 +182,7 @@ export function runCommand(command: string, options: RunOptions): Promise<Comman
       clearTimeout(timer);
       options.signal?.removeEventListener('abort', onAbort);
       killGroup('SIGKILL');
-      cleanUp();
-      resolve({
+      void cleanUp().then(() => resolve({
         exitCode,
         signal,
         timedOut,
@@ -190,7 +190,7 @@ export function runCommand(command: string, options: RunOptions): Promise<Comman
         outputChars,
         truncated: outputChars > options.outputCap,
         mode: options.mode,
-      });
+      }));
     };
     child.on('error', (error) => {
       output += `failed to start: ${error.message}`;

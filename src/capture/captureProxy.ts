@@ -197,7 +197,7 @@ export class CaptureProxy {
 
   private async chat(trial: TrialState, req: IncomingMessage, res: ServerResponse): Promise<void> {
     const raw = await readBody(req);
-    if (raw === null) return void this.sendError(res, 413, `tracegate capture proxy: request over ${MAX_REQUEST_BYTES} bytes`);
+    if (raw === null) return void this.sendError(res, 413, `tracegate capture proxy: request over ${MAX_REQUEST_BYTES} bytes`, { connection: 'close' });
     let parsed: ChatRequest;
     try {
       const result = ChatRequestSchema.safeParse(JSON.parse(raw));
@@ -294,15 +294,22 @@ export class CaptureProxy {
   }
 }
 
+/**
+ * A request body, or null once it passes the cap: reading stops there, as it streams (an endless
+ * chunked upload costs the cap, not the connection's lifetime); the caller answers 413 and closes.
+ */
 function readBody(req: IncomingMessage): Promise<string | null> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    req.on('data', (chunk: Buffer) => {
+    const onData = (chunk: Buffer) => {
       size += chunk.length;
-      if (size <= MAX_REQUEST_BYTES) chunks.push(chunk);
-    });
-    req.on('end', () => resolve(size > MAX_REQUEST_BYTES ? null : Buffer.concat(chunks).toString('utf8')));
+      if (size <= MAX_REQUEST_BYTES) return void chunks.push(chunk);
+      req.off('data', onData).pause();
+      resolve(null);
+    };
+    req.on('data', onData);
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
     req.on('error', reject);
   });
 }

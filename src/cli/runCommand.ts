@@ -240,8 +240,15 @@ export function gateSummary(inputs: Pick<GateInputs, 'rules' | 'source' | 'basel
  */
 export async function runInto(prepared: PreparedRun, flags: RunFlags, variant: LoadedVariant | null, outDir: string, adapter: Adapter, hooks: RunHooks): Promise<RunReport> {
   const controller = new AbortController();
+  const stopListening = () => {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  };
   const onSignal = () => {
-    if (controller.signal.aborted) process.exit(EXIT.COULD_NOT_RUN);
+    // The next signal gets its default action, which ends the process at once: building and
+    // writing the report is synchronous work, during which no handler would be heard. Before the
+    // notice, so a signal sent on reading it is never caught by this handler on its way out.
+    stopListening();
     process.stderr.write('\ninterrupted: writing the report with the trials done so far (again to quit at once)\n');
     controller.abort(new Error('interrupted'));
   };
@@ -290,8 +297,7 @@ export async function runInto(prepared: PreparedRun, flags: RunFlags, variant: L
     });
     return flags.epochs === 'auto' ? await runEpochsAuto(flags, prepared.tasks, execute, hooks.alpha ?? DEFAULT_ALPHA, hooks.pairedSide) : await execute();
   } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
+    stopListening();
     reporters.emit('onTrialsDone');
     if (stopped) process.stderr.write(terminalSafe(`stopped: ${stopped}\n  fix the cause, then finish the run with --resume`) + '\n');
   }

@@ -29,14 +29,16 @@ export type ShellRule = z.infer<typeof ShellRuleSchema>;
 /**
  * Bounds for every command the sandbox runs (run_shell, outcome checks), under both sandboxes.
  * `processes` is RLIMIT_NPROC, and the pids.max of a cgroup of the command's own where tracegate may
- * make one (root does not obey RLIMIT_NPROC); threads count. `memory_mib` is RLIMIT_AS, the virtual
- * address space of each process: WebAssembly engines and JVMs reserve far more than they use (node
- * reserves ~10 GiB per WebAssembly memory), so the default is wide and a policy narrows it.
+ * make one (root does not obey RLIMIT_NPROC); threads count. `memory_mib` is what each process may
+ * allocate (RLIMIT_DATA) and, where a memory cgroup can be made, what the command's processes hold
+ * together. `address_space_mib` is RLIMIT_AS, the virtual address space of each process: WebAssembly
+ * engines and JVMs reserve far more than they use (node ~10 GiB per WebAssembly memory), so it is wide.
  */
-export const DEFAULT_COMMAND_LIMITS = Object.freeze({ processes: 1024, memory_mib: 16 * 1024 });
+export const DEFAULT_COMMAND_LIMITS = Object.freeze({ processes: 1024, memory_mib: 4 * 1024, address_space_mib: 16 * 1024 });
 export const CommandLimitsSchema = z.strictObject({
   processes: z.number().int().min(8).max(1_000_000).default(DEFAULT_COMMAND_LIMITS.processes),
   memory_mib: z.number().int().min(64).max(1024 * 1024).default(DEFAULT_COMMAND_LIMITS.memory_mib),
+  address_space_mib: z.number().int().min(64).max(1024 * 1024).default(DEFAULT_COMMAND_LIMITS.address_space_mib),
 });
 export type CommandLimits = z.infer<typeof CommandLimitsSchema>;
 

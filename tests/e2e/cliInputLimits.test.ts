@@ -1,8 +1,8 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ROOT, runCli, tempDir } from '../helpers/cli.js';
+import { BIN, ROOT, runCli, tempDir } from '../helpers/cli.js';
 
 /** runCli, killed after `ms` (the old code hung on a FIFO and spun on a billion epochs). */
 function runBounded(args: string[], ms = 30_000) {
@@ -85,4 +85,70 @@ describe('run bounds what it is asked to do', () => {
     }
     expectBadInput(await runBounded(['validate', file]), /suite\.jsonl:1.*workspace.*more than 100000 entries/);
   }, 120_000);
+});
+
+describe('Ctrl-C in a run of the most epochs a run takes', () => {
+  const EPOCHS = 10_000;
+  /** A policy task that runs no command: thousands of trials finish in seconds. */
+  const fastSuite = (dir: string) => {
+    const file = path.join(dir, 'fast.jsonl');
+    writeFileSync(file, `${JSON.stringify({ id: 'read', tool_call: { name: 'read_file', arguments: { path: 'x' } }, expected_policy: 'allow' })}\n`);
+    return file;
+  };
+  /**
+   * Runs the CLI and sends SIGINT once `trials` trials are done (read from its progress lines), and
+   * again when it says it is writing the report, if `twice`; resolves with the exit code and how
+   * long the process took after the last SIGINT.
+   */
+  const interrupt = (dir: string, trials: number, twice: boolean) =>
+    new Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string; afterLastMs: number }>((resolve) => {
+      const child = spawn(process.execPath, [BIN, 'run', fastSuite(dir), '--out', path.join(dir, 'out'), '--epochs', String(EPOCHS), '-j', '8'], {
+        cwd: ROOT,
+        env: { ...process.env, NO_COLOR: '1', CI: '1' },
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
+      const guard = setTimeout(() => child.kill('SIGKILL'), 120_000);
+      let stderr = '';
+      let sent = 0;
+      let lastAt = 0;
+      const signal = () => {
+        sent++;
+        lastAt = Date.now();
+        child.kill('SIGINT');
+      };
+      child.stderr.on('data', (d: Buffer) => {
+        stderr += d.toString();
+        const done = Number([...stderr.slice(-200).matchAll(/\[(\d+)\/\d+\]/g)].at(-1)?.[1] ?? 0);
+        if (sent === 0 && done >= trials) signal();
+        else if (sent === 1 && twice && stderr.includes('writing the report')) signal();
+      });
+      child.on('close', (code, signal) => {
+        clearTimeout(guard);
+        resolve({ code, signal, stderr, afterLastMs: Date.now() - lastAt });
+      });
+    });
+
+  it('one SIGINT stops new trials and writes a partial report of the trials done', async () => {
+    const dir = tempDir();
+    const result = await interrupt(dir, 500, false);
+    expect(result.code, result.stderr.slice(-2000)).toBe(3);
+    expect(result.afterLastMs).toBeLessThan(30_000);
+    const report = JSON.parse(readFileSync(path.join(dir, 'out', 'report.json'), 'utf8')) as { run: { interrupted: boolean; trials_planned: number }; summary: { trials: number } };
+    expect(report.run).toMatchObject({ interrupted: true, trials_planned: EPOCHS });
+    expect(report.summary.trials).toBeGreaterThanOrEqual(500);
+    expect(report.summary.trials).toBeLessThan(EPOCHS);
+  }, 150_000);
+
+  it('a second SIGINT while the report is written ends the process at once (by the signal), leaving no torn report', async () => {
+    const dir = tempDir();
+    // Thousands of trials done: writing their report takes long enough for the second SIGINT to land in it.
+    const result = await interrupt(dir, 3000, true);
+    expect(result.stderr).toContain('again to quit at once');
+    // Ended by the signal itself, not after finishing the report (the old handler was never heard
+    // while the report was built: the run went on to exit 3).
+    expect({ code: result.code, signal: result.signal }, result.stderr.slice(-2000)).toEqual({ code: null, signal: 'SIGINT' });
+    expect(result.afterLastMs).toBeLessThan(5_000);
+    const file = path.join(dir, 'out', 'report.json');
+    if (existsSync(file)) expect(() => JSON.parse(readFileSync(file, 'utf8'))).not.toThrow();
+  }, 150_000);
 });

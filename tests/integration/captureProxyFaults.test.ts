@@ -1,3 +1,4 @@
+import { request } from 'node:http';
 import type { ServerResponse } from 'node:http';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -139,4 +140,43 @@ describe('capture proxy: what passes through as the agent sent it', () => {
     const { exchanges } = trial.close();
     expect(exchanges[0]!.toolNames).toEqual(['apply_patch']);
   });
+});
+
+describe('capture proxy: an upload over the cap', () => {
+  it('a chunked upload that never ends is answered 413 as its cap passes and its connection closed, not read to its end', async () => {
+    const trial = await live(() => false);
+    const cap = 32 * 1024 * 1024;
+    const piece = Buffer.alloc(1024 * 1024, 'a');
+    const url = new URL(`${trial.baseUrl}/chat/completions`);
+    // An agent that would upload forever: stopped only by the proxy (or, on the old code, after 3 caps).
+    const seen = await new Promise<{ status: number | null; writtenAtAnswer: number | null; ended: boolean }>((resolve) => {
+      let written = 0;
+      let ended = false;
+      let status: number | null = null;
+      let writtenAtAnswer: number | null = null;
+      const req = request({ host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { authorization: `Bearer ${trial.apiKey}`, 'content-type': 'application/json' } });
+            req.on('response', (res) => {
+        status = res.statusCode ?? null;
+        writtenAtAnswer = written;
+        res.resume();
+      });
+      // Resolves only once the connection is gone: the proxy closed it (the agent would have gone on).
+      req.on('close', () => resolve({ status, writtenAtAnswer, ended }));
+      req.on('error', () => undefined);
+      const pump = () => {
+        while (status === null && !req.destroyed) {
+          if (written > 3 * cap) return void ((ended = true), req.end());
+          written += piece.length;
+          if (!req.write(piece)) return void req.once('drain', pump);
+        }
+      };
+      req.write('{"model":"m","messages":[{"role":"user","content":"');
+      pump();
+    });
+    expect(seen.status).toBe(413);
+    expect(seen.ended).toBe(false);
+    // What the proxy took before answering: its cap and what the sockets' buffers held.
+    expect(seen.writtenAtAnswer!).toBeLessThan(cap + 16 * 1024 * 1024);
+    expect(trial.close().exchanges).toEqual([]);
+  }, 60_000);
 });
