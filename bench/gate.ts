@@ -87,7 +87,7 @@ function compare(pa: number[], pb: number[], nb: number, nc: number, random: () 
   };
 }
 
-// ---------------------------------------------------------------- part 1: issue 19 on the bench mix
+// ---------------------------------------------------------------- part 1: the gate on the bench mix
 console.log(`tracegate gate benchmark, part 1: ${TASKS} tasks of the bench mix (30 always pass, 25 at 0.85–1, 25 at 0.3–0.85, 10 at 0.05–0.3, 10 always fail), alpha ${ALPHA}; 95% Monte-Carlo intervals in brackets\n`);
 console.log(`The default gate under noise (${RUNS} A/A comparisons per row; coverage also at a 5-point drop, ${RUNS} per shape)\n`);
 console.log('| epochs base→current | default gate fails A/A | "regressed" A/A | any verdict A/A | CI coverage A/A | CI coverage, additive drop | CI coverage, logit drop |');

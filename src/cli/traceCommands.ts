@@ -22,7 +22,7 @@ import { openTraceInput, type TraceInput } from '../traceio/traceInput.js';
 import { runHeader } from '../report/runHeader.js';
 import { CliError, EXIT } from './exitCodes.js';
 import { addGateOptions, finishReport, loadGateInputs, type GateFlags } from './finishReport.js';
-import { ensureWritableDir } from './outputDir.js';
+import { ensureWritableDir, refuseFileAsDir } from './outputDir.js';
 
 type Handle = (work: () => Promise<number>) => Promise<void>;
 
@@ -41,11 +41,13 @@ export function registerImport(program: Command, handle: Handle): void {
     .argument('<file...>', 'trace files: OTLP/JSON or protobuf, SDK/Jaeger/Phoenix span exports, Inspect .eval/.json, SWE-agent .traj, mini-swe-agent, OpenHands, Claude Code sessions, Codex rollouts, OpenAI messages')
     .requiredOption('-o, --out <dir>', 'folder to write the traces into (<task>.e<epoch>.json)')
     .addOption(new Option('--format <name>', 'the files\' format (default: detected per file)').choices(['auto', ...FORMAT_NAMES]).default('auto'))
-    .addHelpText('after', `\nFormats: ${FORMAT_NAMES.join(', ')}. See docs/traces.md.\nEvery file is read before anything is written; a file that is not a trace, or is broken, is exit 2 with its name and the reason.\nA file over 512 MB is refused from its size, unread; OTLP/JSON Lines of 8 MB or more are streamed (one trace in memory at a time).`)
+    .addHelpText('after', `\nFormats: ${FORMAT_NAMES.join(', ')}. See docs/traces.md.\nEvery file is read before anything is written; a file that is not a trace, or is broken, is exit 2 with its name and the reason.\nA file over 512 MB is refused from its size, unread; OTLP/JSON Lines of 8 MB or more are streamed (one trace in memory at a time).\nExit codes: 0 every file imported, 2 bad input (nothing written).`)
     .action(async (files: string[], flags: { out: string; format: FormatName | 'auto' }) =>
       handle(async () => {
         const imported: ImportedFile[] = [];
         const streamed: Array<Extract<TraceInput, { kind: 'streamed' }>> = [];
+        // A file where the folder should be is bad input, found before any file is read.
+        refuseFileAsDir(path.resolve(flags.out));
         const problems: string[] = [];
         // A file named twice (overlapping globs) is read once.
         for (const file of [...new Map(files.map((f) => [realPathOr(f), f])).values()]) {

@@ -8,7 +8,7 @@ import type { Policy } from '../../src/schema/policy.js';
 import { tempDir } from '../helpers/cli.js';
 
 /**
- * The current folder tracked through `cd` (issue 18, defect 7): `cd src && ls && cd .. && pwd` never
+ * The current folder tracked through `cd`: `cd src && ls && cd .. && pwd` never
  * leaves the workspace, so it is allowed; where bash's order does not make the folder certain, paths
  * are still read from every folder the line may be in. Each case is run by real bash first, in a
  * workspace whose parent holds OUTSIDE-MARK, to show what the command really reads.

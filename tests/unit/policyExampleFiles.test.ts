@@ -7,7 +7,7 @@ import type { Policy } from '../../src/schema/policy.js';
 import { tempDir } from '../helpers/cli.js';
 
 /**
- * `*.example` / `*.sample` / `*.template` files are judged by their content (issue 18, defect 7):
+ * `*.example` / `*.sample` / `*.template` files are judged by their content:
  * placeholders are not secrets, a real key inside one is.
  */
 let policy: Policy;

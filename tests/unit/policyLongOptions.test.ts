@@ -10,7 +10,7 @@ import type { Policy } from '../../src/schema/policy.js';
 import { tempDir } from '../helpers/cli.js';
 
 /**
- * Abbreviated long options (issue 18, defect 2): GNU getopt_long takes any unambiguous prefix of a
+ * Abbreviated long options: GNU getopt_long takes any unambiguous prefix of a
  * long option, so `sort --comp=sh` is `--compress-program=sh`. The policy writes every option out in
  * full from one table per program before any rule or program check reads it; the table is checked
  * here against the programs themselves.
