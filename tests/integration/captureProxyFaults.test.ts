@@ -173,10 +173,12 @@ describe('capture proxy: an upload over the cap', () => {
       req.write('{"model":"m","messages":[{"role":"user","content":"');
       pump();
     });
-    expect(seen.status).toBe(413);
+    // The proxy closes the connection at its cap, so the client never gets to finish. Its 413 is
+    // usually read first; on a loaded machine the close (a reset, unread data pending) can win.
     expect(seen.ended).toBe(false);
+    expect([413, null]).toContain(seen.status);
     // What the proxy took before answering: its cap and what the sockets' buffers held.
-    expect(seen.writtenAtAnswer!).toBeLessThan(cap + 16 * 1024 * 1024);
+    if (seen.status !== null) expect(seen.writtenAtAnswer!).toBeLessThan(cap + 16 * 1024 * 1024);
     expect(trial.close().exchanges).toEqual([]);
   }, 60_000);
 });
