@@ -131,6 +131,15 @@ interface TestOutcome {
   verdict: Significance['verdict'];
 }
 
+/** The estimate and the interval of every shift the test would not reject, in units of the pass fraction (`scale` per unit of T). */
+function shiftInterval(exact: ReturnType<typeof stratifiedExact>, scale: number): Pick<TestOutcome, 'delta' | 'low' | 'high'> {
+  return {
+    delta: (exact.observed - exact.expected) / scale,
+    low: (exact.observed - exact.acceptHigh) / scale,
+    high: (exact.observed - exact.acceptLow) / scale,
+  };
+}
+
 /**
  * The weighted stratified test and its interval. The estimate is Δ = (T − E₀[T]) / Σ a_i w_i, the
  * change in pass fraction weighted as the test weighs the tasks (a_i its information weight, w_i its
@@ -147,9 +156,7 @@ function stratifiedOutcome(tasks: TaskCounts[], alpha: number): TestOutcome & { 
   return {
     p: exact.p,
     pBound: exact.pBound,
-    delta: (exact.observed - exact.expected) / scale,
-    low: (exact.observed - exact.acceptHigh) / scale,
-    high: (exact.observed - exact.acceptLow) / scale,
+    ...shiftInterval(exact, scale),
     verdict,
     exact,
   };
@@ -188,9 +195,7 @@ function flipsOutcome(tasks: PairedTask[], alpha: number): TestOutcome {
   return {
     p: exact.p,
     pBound: exact.pBound,
-    delta: (exact.observed - exact.expected) / scale,
-    low: (exact.observed - exact.acceptHigh) / scale,
-    high: (exact.observed - exact.acceptLow) / scale,
+    ...shiftInterval(exact, scale),
     verdict,
   };
 }
