@@ -61,6 +61,17 @@ describe('tracegate CLI, end to end', () => {
     expect(data(rerendered)).toEqual(data(path.join(out, 'report.html')));
   });
 
+  it('--version and -V print the version package.json holds, the same one the reports record', async () => {
+    const version = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')).version;
+    for (const flag of ['--version', '-V']) {
+      const result = await runCli([flag]);
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stdout).toBe(`${version}\n`);
+    }
+    const { TRACEGATE_VERSION } = await import('../../src/version.js');
+    expect(TRACEGATE_VERSION).toBe(version);
+  });
+
   it('validate names every broken line and field and exits 2', async () => {
     const dir = tempDir();
     const file = path.join(dir, 'broken.jsonl');
