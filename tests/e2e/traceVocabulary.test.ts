@@ -1,4 +1,6 @@
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ATTR, READABLE_KEYS, VOCABULARY_KEYS } from '../../src/schema/traceVocabulary.js';
@@ -44,10 +46,23 @@ function strayKeys(spans: Span[]): string[] {
 const keysOf = (spans: Span[]) => new Set(spans.flatMap((s) => Object.keys(s.attributes)));
 
 let server: FakeOpenAIServer | null = null;
+const agents: Server[] = [];
 afterEach(async () => {
   await server?.stop();
   server = null;
+  for (const agent of agents.splice(0)) {
+    agent.closeAllConnections();
+    await new Promise((r) => agent.close(r));
+  }
 });
+
+/** A one-task suite in a fresh folder; returns the suite file and the output folder. */
+function oneTask(): { suite: string; out: string } {
+  const dir = tempDir();
+  const suite = path.join(dir, 'suite.jsonl');
+  writeFileSync(suite, JSON.stringify({ id: 'dies', prompt: 'Fix the bug.', expected_contains: ['fixed'] }) + '\n');
+  return { suite, out: path.join(dir, 'out') };
+}
 
 describe('produced traces use only the vocabulary', () => {
   it('the reference harness on the demo suite (its cassettes), recording full model content', async () => {
@@ -85,16 +100,28 @@ describe('produced traces use only the vocabulary', () => {
   }, 180_000);
 
   it('the capture proxy around a command agent that crashes (the root span says how it ended)', async () => {
-    const dir = tempDir();
-    const suite = path.join(dir, 'suite.jsonl');
-    writeFileSync(suite, JSON.stringify({ id: 'dies', prompt: 'Fix the bug.', expected_contains: ['fixed'] }) + '\n');
-    const out = path.join(dir, 'out');
+    const { suite, out } = oneTask();
     const agent = `${process.execPath} ${path.join(ROOT, 'tests/fixtures/crashingAgents/throwingAgent.mjs')}`;
     const run = await runCli(['run', suite, '--agent-cmd', agent, '--out', out, '--no-html', '-q'], { env: offline });
-    expect(run.code, run.stderr).not.toBe(2);
+    expect(run.code, run.stderr).toBe(1);
     const spans = spansOf(out);
     expect(strayKeys(spans)).toEqual([]);
     expect(keysOf(spans)).toContain(ATTR.agentErrorLine.key);
+  }, 120_000);
+
+  it('an HTTP agent that answers 500 (the root span keeps its status and body)', async () => {
+    const agent = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => res.writeHead(500, { 'content-type': 'text/plain' }).end('Traceback (most recent call last):\nRuntimeError: graph recursion limit of 25 reached\n'));
+    });
+    agents.push(agent);
+    await new Promise<void>((r) => agent.listen(0, '127.0.0.1', r));
+    const { suite, out } = oneTask();
+    const run = await runCli(['run', suite, '--agent-url', `http://127.0.0.1:${(agent.address() as AddressInfo).port}`, '--out', out, '--no-html', '-q'], { env: offline });
+    expect(run.code, run.stderr).toBe(1);
+    const spans = spansOf(out);
+    expect(strayKeys(spans)).toEqual([]);
+    expect(keysOf(spans)).toContain(ATTR.agentHttpBody.key);
   }, 120_000);
 });
 
