@@ -79,6 +79,15 @@ describe('produced traces use only the vocabulary', () => {
     for (const legacy of LEGACY_ONLY) expect(keys).not.toContain(legacy);
   }, 180_000);
 
+  it('the reference harness with MCP tools (suites/mcp.jsonl)', async () => {
+    const out = tempDir();
+    const run = await runCli(['run', 'suites/mcp.jsonl', '--out', out, '--no-html', '-q'], { env: offline });
+    expect(run.code, run.stderr).toBe(0);
+    const spans = spansOf(out);
+    expect(strayKeys(spans)).toEqual([]);
+    for (const key of [ATTR.toolOrigin.key, ATTR.mcpServer.key, ATTR.mcpServers.key]) expect(keysOf(spans)).toContain(key);
+  }, 180_000);
+
   it.each([
     ['python', 'python3 examples/agents/python/agent.py'],
     ['typescript', 'node dist/examples/agents/typescript/agent.js'],
