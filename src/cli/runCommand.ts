@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { Option, type Command } from 'commander';
 import { SANDBOX_REQUESTS, type SandboxRequest } from '../adapters/harnessAdapter.js';
-import type { Adapter } from '../adapters/types.js';
+import type { Adapter } from '../schema/adapter.js';
 import type { McpServerSpec } from '../schema/mcpServer.js';
 import { createAdapter } from '../adapters/createAdapter.js';
 import { DEFAULT_OPENAI_BASE_URL, resolveSystem, secretsOf, type SystemPlan, type SystemRequest } from '../adapters/resolveSystem.js';

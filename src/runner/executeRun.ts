@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
-import type { Adapter } from '../adapters/types.js';
+import type { Adapter } from '../schema/adapter.js';
 import { orchestrate, type TrialOutcome } from '../orchestrator/orchestrate.js';
 import { buildReport } from '../report/buildReport.js';
 import { judgeTrial } from '../report/judge.js';
