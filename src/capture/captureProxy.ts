@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { z } from 'zod';
-import { AGENT_RUN_ERROR } from '../adapters/runErrorCodes.js';
+import { AGENT_RUN_ERROR } from '../schema/runErrorCodes.js';
 import { ChatMessagesSchema, describeIssues } from '../schema/agentIo.js';
 import { cutAtToken, patternRedactor, type Redactor } from '../schema/redact.js';
 import { requestHash } from '../schema/requestKey.js';
