@@ -14,9 +14,8 @@ import { CliError, EXIT } from './exitCodes.js';
 import { addGateOptions, artifactReporters, finishReport, GATE_HELP, loadGateInputs, type GateFlags } from './finishReport.js';
 import { Reporters } from '../reporters/runAll.js';
 import { withAdapters } from './runLifecycle.js';
-import { DEFAULT_ALPHA } from '../schema/gate.js';
 import { ensureWritableDir } from './outputDir.js';
-import { addRunOptions, buildAdapter, gateSummary, prepareRun, progressReporter, runInto, type RunFlags } from './runCommand.js';
+import { addRunOptions, buildAdapter, gateSummary, prepareRun, progressReporter, resolveRunOf, runInto, type RunFlags } from './runCommand.js';
 import { checkCompareEpochsFlags, pairedEpochsAuto } from './epochsAuto.js';
 import { loadVariant } from './variantOption.js';
 import { checkBaselineShares } from '../baseline/baselineOverlap.js';
@@ -177,16 +176,19 @@ export function registerCompare(program: Command, handle: Handle): void {
       const outDir = path.resolve(flags.out);
       const aDir = path.join(outDir, 'a');
       ensureWritableDir(aDir);
-      const paired = flags.epochs === 'auto' ? pairedEpochsAuto(flags, gateInputs.rules.alpha ?? DEFAULT_ALPHA) : null;
+      // Each side resolved once, before any trial: a variant that cannot run is exit 2 here.
+      const runA = resolveRunOf(flags, variantA, prepared, gateInputs);
+      const runB = resolveRunOf(flags, variantB, prepared, gateInputs);
+      const paired = flags.epochs === 'auto' ? pairedEpochsAuto(flags, runB.alpha) : null;
       // A's only artifact is its report.json (B's baseline); B's report is the page's, and A's
       // traces are read from a/ as a baseline's are; both sides print progress, never two live lines at once.
       const reportersA = new Reporters([progressReporter(flags, paired !== null)]);
       const reportersB = new Reporters([progressReporter(flags, paired !== null), ...artifactReporters(flags.html)]);
       const gate = gateSummary(gateInputs, 'B against A');
-      const { reportA, reportB } = await withAdapters([() => buildAdapter(flags, variantA, prepared), () => buildAdapter(flags, variantB, prepared)], async ([adapterA, adapterB]) => {
+      const { reportA, reportB } = await withAdapters([() => buildAdapter(flags, runA, prepared), () => buildAdapter(flags, runB, prepared)], async ([adapterA, adapterB]) => {
         for (const dir of [aDir, outDir]) checkOutputFolder(dir);
-        checkResumeSettings(aDir, runSettingsOf(flags, variantA, prepared, adapterA!), flags.resume);
-        checkResumeSettings(outDir, runSettingsOf(flags, variantB, prepared, adapterB!), flags.resume);
+        checkResumeSettings(aDir, runSettingsOf(runA, adapterA!), flags.resume);
+        checkResumeSettings(outDir, runSettingsOf(runB, adapterB!), flags.resume);
         // B's previous report would sit beside A's new trials while A runs.
         removeReports(outDir);
         process.stderr.write(`variant A (${variantA.name}) → ${path.relative(process.cwd(), aDir)}\n`);
@@ -194,16 +196,16 @@ export function registerCompare(program: Command, handle: Handle): void {
           // Both sides run in stages together; B is diffed at the level of the look the run stopped at.
           process.stderr.write(`variant B (${variantB.name}) → ${path.relative(process.cwd(), outDir)}\n`);
           const [a, b] = await Promise.all([
-            runInto(prepared, flags, variantA, aDir, adapterA!, { reporters: reportersA, gate, pairedSide: paired.side('a') }),
-            runInto(prepared, flags, variantB, outDir, adapterB!, { reporters: reportersB, gate, pairedSide: paired.side('b') }),
+            runInto(prepared, flags, runA, aDir, adapterA!, { reporters: reportersA, gate, pairedSide: paired.side('a') }),
+            runInto(prepared, flags, runB, outDir, adapterB!, { reporters: reportersB, gate, pairedSide: paired.side('b') }),
           ]);
           await writeReportJson(prepared.redactor.deep(a), aDir);
           return { reportA: a, reportB: b };
         }
-        const a = await runInto(prepared, flags, variantA, aDir, adapterA!, { reporters: reportersA, gate });
+        const a = await runInto(prepared, flags, runA, aDir, adapterA!, { reporters: reportersA, gate });
         await writeReportJson(prepared.redactor.deep(a), aDir);
         process.stderr.write(`variant B (${variantB.name}) → ${path.relative(process.cwd(), outDir)}\n`);
-        const b = await runInto(prepared, flags, variantB, outDir, adapterB!, { reporters: reportersB, gate });
+        const b = await runInto(prepared, flags, runB, outDir, adapterB!, { reporters: reportersB, gate });
         return { reportA: a, reportB: b };
       });
       return finishReport(reportB, outDir, flags, {
