@@ -16,7 +16,7 @@ import { safeRegex, type SafeRegex } from '../schema/safeRegex.js';
 import { MAX_TIMEOUT_MS, type Task } from '../schema/task.js';
 import { loadSuites, type LoadedSuite } from '../suite/loadSuite.js';
 import { executeRun } from '../runner/executeRun.js';
-import { CliError, EXIT } from './exitCodes.js';
+import { CliError, EXIT, exitCodesHelp } from './exitCodes.js';
 import { addGateOptions, artifactReporters, finishReport, GATE_HELP, loadGateInputs, type GateFlags, type GateInputs } from './finishReport.js';
 import { defaultProgressReporter, PROGRESS_REPORTER_NAMES, PROGRESS_REPORTERS, type ProgressReporterName } from '../reporters/progress.js';
 import type { Reporter } from '../reporters/types.js';
@@ -334,7 +334,7 @@ Rich baseline: record the baseline once with many epochs (run --epochs 10, then 
 each change with --baseline B.json --epochs auto: at most 3 trials a task on average (--budget to change).
 ${GATE_HELP}
 
-Exit codes: 0 gate passed, 1 gate failed, 2 bad input or usage, 3 could not run.`,
+${exitCodesHelp([0, 1, 2, 3], { 2: 'bad input or usage' })}`,
   );
   command.action(async (suites: string[], flags: RunFlags) => {
     await handle(async () => {
