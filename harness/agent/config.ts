@@ -1,3 +1,4 @@
+import { RUN_DEFAULTS } from '../../src/schema/runDefaults.js';
 import type { Policy } from '../../src/schema/policy.js';
 import { DEFAULT_RECORD_CONTENT, type RecordContent } from '../../src/schema/recordContent.js';
 import type { Redactor } from '../../src/schema/redact.js';
@@ -45,7 +46,7 @@ export const DEFAULT_SETTINGS: HarnessSettings = {
   toolDescriptions: {},
   toolParameterDescriptions: {},
   temperature: 0,
-  maxSteps: 10,
+  maxSteps: RUN_DEFAULTS.maxSteps,
   compressionThreshold: 24_000,
   outputCap: 8000,
   shellTimeoutMs: 10_000,

@@ -1,3 +1,4 @@
+import { RUN_DEFAULTS } from '../../src/schema/runDefaults.js';
 import type OpenAI from 'openai';
 import { requestWithProviderRetries, type EndpointLimiter } from '../../src/provider/index.js';
 import { tokenCount, type ModelInfo } from '../../src/schema/trace.js';
@@ -59,10 +60,10 @@ export class OpenAIModel implements Model {
 
   constructor(private readonly options: OpenAIModelOptions) {
     // An empty variable counts as unset, as the openai clients read it.
-    const baseURL = options.baseURL || process.env['OPENAI_BASE_URL']?.trim() || 'https://api.openai.com/v1';
+    const baseURL = options.baseURL || process.env['OPENAI_BASE_URL']?.trim() || RUN_DEFAULTS.openaiBaseUrl;
     // Local servers (Ollama, llama.cpp) ignore the key, but OpenAI-compatible gateways expect the header.
-    const apiKey = options.apiKey || process.env['OPENAI_API_KEY']?.trim() || 'not-needed';
-    this.budgetMs = options.timeoutMs ?? 300_000;
+    const apiKey = options.apiKey || process.env[RUN_DEFAULTS.apiKeyEnv]?.trim() || 'not-needed';
+    this.budgetMs = options.timeoutMs ?? RUN_DEFAULTS.timeoutMs;
     // Parsed once: a base URL that is not one fails when the model is built, not at every call.
     this.url = new URL(`${baseURL.replace(/\/+$/, '')}/chat/completions`);
     const organization = process.env['OPENAI_ORG_ID'];

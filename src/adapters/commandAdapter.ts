@@ -1,3 +1,4 @@
+import { RUN_DEFAULTS } from '../schema/runDefaults.js';
 import { TracegateError } from '../schema/runError.js';
 import { AGENT_ATTR } from '../schema/agentIo.js';
 import type { Task } from '../schema/task.js';
@@ -33,7 +34,7 @@ export class AgentSpawnError extends TracegateError {
 
 /** Any program as the system under test: agent-input/v1 on stdin, the answer on stdout. */
 export function createCommandAdapter(options: CommandAdapterOptions): Adapter {
-  const choice = chooseRunSandbox(options.sandbox ?? 'auto');
+  const choice = chooseRunSandbox(options.sandbox ?? RUN_DEFAULTS.sandbox);
   return {
     name: 'command',
     model: options.model,

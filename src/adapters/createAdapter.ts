@@ -1,21 +1,11 @@
 import { accessSync, constants, existsSync, statSync } from 'node:fs';
 import path from 'node:path';
-import type { ErrorPattern } from '../capture/trafficSpans.js';
-import type { Redactor } from '../schema/redact.js';
+import type { AdapterDeps } from './adapterDeps.js';
 import { createHarnessAdapter } from './harnessAdapter.js';
 import type { SystemPlan } from './resolveSystem.js';
-import { AdapterConfigError, type Adapter } from '../schema/adapter.js';
 
-export interface AdapterDeps {
-  redactor: Redactor;
-  env: NodeJS.ProcessEnv;
-  /** Values that must never reach an external agent (the upstream key). */
-  secrets: string[];
-  errorPatterns?: ErrorPattern[];
-  cwd?: string;
-  /** The run's -j: the ceiling of requests in flight to one model endpoint. */
-  concurrency?: number;
-}
+export type { AdapterDeps } from './adapterDeps.js';
+import { AdapterConfigError, type Adapter } from '../schema/adapter.js';
 
 function onPath(program: string, env: NodeJS.ProcessEnv): boolean {
   return (env['PATH'] ?? '').split(path.delimiter).some((dir) => {

@@ -6,7 +6,7 @@ import { EndpointLimiter } from '../provider/index.js';
 import type { Redactor } from '../schema/redact.js';
 import type { ModelInfo } from '../schema/trace.js';
 import { createCommandAdapter } from './commandAdapter.js';
-import type { AdapterDeps } from './createAdapter.js';
+import type { AdapterDeps } from './adapterDeps.js';
 import { createHttpAdapter } from './httpAdapter.js';
 import { MODEL_CHOSEN_BY_AGENT, proxiedModel } from './proxiedModel.js';
 import { DEFAULT_OPENAI_BASE_URL, type ModelPlan, type SystemPlan } from './resolveSystem.js';

@@ -1,3 +1,4 @@
+import { RUN_DEFAULTS } from '../schema/runDefaults.js';
 import path from 'node:path';
 import {
   CassetteModel,
@@ -85,7 +86,7 @@ export function createHarnessAdapter(options: HarnessAdapterOptions): Adapter {
   const model = buildModel(options);
   const policyFile = options.policyFile ?? defaultPolicyPath();
   const policy = loadPolicy(policyFile);
-  const choice = chooseRunSandbox(options.sandbox ?? options.settings?.sandboxMode ?? 'auto');
+  const choice = chooseRunSandbox(options.sandbox ?? options.settings?.sandboxMode ?? RUN_DEFAULTS.sandbox);
   const settings: HarnessSettings = { ...DEFAULT_SETTINGS, ...options.settings, sandboxMode: choice.mode, sandboxReason: choice.reason };
   const deps = {
     model,

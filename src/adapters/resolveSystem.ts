@@ -1,6 +1,7 @@
 import { DEFAULT_RECORD_CONTENT, type RecordContent } from '../schema/recordContent.js';
 import type { HarnessSettings, McpServerSpec, SandboxRequest } from './harnessAdapter.js';
 import { splitCommand } from './splitCommand.js';
+import { RUN_DEFAULTS } from '../schema/runDefaults.js';
 import { AdapterConfigError } from '../schema/adapter.js';
 
 /** Everything that decides which system and which model run: flags, environment, suite header, variant. */
@@ -40,9 +41,8 @@ export type SystemPlan =
   | { adapter: 'command'; argv: string[]; passEnv: string[]; sandbox: SandboxRequest; model: ModelPlan; timeoutMs: number; maxSteps: number; recordContent: RecordContent }
   | { adapter: 'http'; url: string; headers: Record<string, string>; model: ModelPlan; timeoutMs: number; maxSteps: number; recordContent: RecordContent };
 
-const DEFAULT_MAX_STEPS = 10;
 /** Where a live model's calls go when no base URL is named. */
-export const DEFAULT_OPENAI_BASE_URL = 'https://api.openai.com/v1';
+export const DEFAULT_OPENAI_BASE_URL = RUN_DEFAULTS.openaiBaseUrl;
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 function bad(message: string): never {
@@ -116,7 +116,6 @@ export function resolveSystem(req: SystemRequest): SystemPlan {
   if (flags.agentCmd && flags.agentUrl) bad('give --agent-cmd or --agent-url, not both');
   const external = Boolean(flags.agentCmd ?? flags.agentUrl);
   if (!external && (flags.agentEnv?.length || flags.agentHeader?.length)) bad('--agent-env and --agent-header apply only with --agent-cmd or --agent-url');
-  const maxSteps = flags.maxSteps ?? DEFAULT_MAX_STEPS;
   // Named as the variant file spells them.
   const harnessOnly = Object.keys(req.variant?.settings.harness ?? {})
     .filter((k) => k !== 'maxSteps')
@@ -124,7 +123,8 @@ export function resolveSystem(req: SystemRequest): SystemPlan {
   if (external && (harnessOnly.length > 0 || req.variant?.policy)) {
     bad(`the variant sets ${[...harnessOnly, ...(req.variant?.policy ? ['policy'] : [])].join(', ')}, which only the reference harness reads; an external agent takes model, max_steps and cassettes from a variant`);
   }
-  const variantSteps = req.variant?.settings.harness.maxSteps;
+  // The step limit for tasks that set none: the flag, else the variant's, else the default.
+  const maxSteps = flags.maxSteps ?? req.variant?.settings.harness.maxSteps ?? RUN_DEFAULTS.maxSteps;
   const recordContent = flags.recordContent ?? DEFAULT_RECORD_CONTENT;
   if (flags.agentCmd !== undefined) {
     let argv: string[];
@@ -138,7 +138,7 @@ export function resolveSystem(req: SystemRequest): SystemPlan {
       if (!ENV_NAME.test(name)) bad(`--agent-env ${name}: not an environment variable name`);
       if (name === flags.apiKeyEnv) bad(`--agent-env ${name}: the upstream key never reaches the agent; it gets its own dummy key and base URL`);
     }
-    return { adapter: 'command', argv, passEnv, sandbox: flags.sandbox, model: modelPlan(req, true), timeoutMs: flags.timeout, maxSteps: flags.maxSteps ?? variantSteps ?? maxSteps, recordContent };
+    return { adapter: 'command', argv, passEnv, sandbox: flags.sandbox, model: modelPlan(req, true), timeoutMs: flags.timeout, maxSteps, recordContent };
   }
   if (flags.agentUrl !== undefined) {
     let url: URL;
@@ -148,7 +148,7 @@ export function resolveSystem(req: SystemRequest): SystemPlan {
       bad(`--agent-url ${flags.agentUrl}: not a URL`);
     }
     if (url.protocol !== 'http:' && url.protocol !== 'https:') bad(`--agent-url ${flags.agentUrl}: only http and https`);
-    return { adapter: 'http', url: url.href, headers: headersFrom(flags.agentHeader ?? [], req.env), model: modelPlan(req, true), timeoutMs: flags.timeout, maxSteps: flags.maxSteps ?? variantSteps ?? maxSteps, recordContent };
+    return { adapter: 'http', url: url.href, headers: headersFrom(flags.agentHeader ?? [], req.env), model: modelPlan(req, true), timeoutMs: flags.timeout, maxSteps, recordContent };
   }
   return {
     adapter: 'harness',
@@ -158,7 +158,7 @@ export function resolveSystem(req: SystemRequest): SystemPlan {
     settings: {
       ...(req.suite.mcpServers ? { mcpServers: req.suite.mcpServers } : {}),
       ...req.variant?.settings.harness,
-      ...(flags.maxSteps ? { maxSteps: flags.maxSteps } : {}),
+      maxSteps,
       recordContent,
     },
   };

@@ -10,13 +10,12 @@ import { readJsonFile } from '../schema/jsonFile.js';
 import { createRedactor } from '../schema/redact.js';
 import { TraceSchema } from '../schema/trace.js';
 import { formatIssue, loadSuites } from '../suite/loadSuite.js';
-import { CliError, EXIT } from './exitCodes.js';
+import { CliError, EXIT, exitCodesHelp } from './exitCodes.js';
 import { addGateOptions, artifactReporters, finishReport, GATE_HELP, loadGateInputs, type GateFlags } from './finishReport.js';
 import { Reporters } from '../reporters/runAll.js';
 import { withAdapters } from './runLifecycle.js';
-import { DEFAULT_ALPHA } from '../schema/gate.js';
 import { ensureWritableDir } from './outputDir.js';
-import { addRunOptions, buildAdapter, gateSummary, prepareRun, progressReporter, runInto, type RunFlags } from './runCommand.js';
+import { addRunOptions, buildAdapter, gateSummary, prepareRun, progressReporter, resolveRunOf, runInto, type RunFlags } from './runCommand.js';
 import { checkCompareEpochsFlags, pairedEpochsAuto } from './epochsAuto.js';
 import { loadVariant } from './variantOption.js';
 import { checkBaselineShares } from '../baseline/baselineOverlap.js';
@@ -32,7 +31,7 @@ export function registerValidate(program: Command, handle: Handle): void {
     .command('validate')
     .description('check suite files without running them: JSON, fields, types, duplicate ids, workspaces; warns about event types no trace carries')
     .argument('<suite...>', 'JSONL suite files')
-    .addHelpText('after', '\nExit codes: 0 every suite valid, 2 a suite is not (every error with file, line and field).')
+    .addHelpText('after', `\n${exitCodesHelp([0, 2], { 0: 'every suite valid', 2: 'a suite is not (every error with file, line and field)' })}`)
     .action(async (files: string[]) =>
       handle(async () => {
         const suites = loadSuites(files);
@@ -51,7 +50,7 @@ export function registerReplay(program: Command, handle: Handle): void {
     .command('replay')
     .description('tell a trace as a readable story: the task\'s prompt, then each step, tool, arguments, decision, result, final answer')
     .argument('<trace>', 'a trace file, e.g. reports/latest/traces/<task>.e0.json')
-    .addHelpText('after', '\nExit codes: 0 told, 2 not a readable trace.')
+    .addHelpText('after', `\n${exitCodesHelp([0, 2], { 0: 'told', 2: 'not a readable trace' })}`)
     .action(async (file: string) =>
       handle(async () => {
         // A trace from elsewhere may hold secrets: told redacted, as every artifact is written.
@@ -69,7 +68,7 @@ export function registerDiff(program: Command, handle: Handle): void {
     .argument('[baseline]', 'baseline report, e.g. baselines/demo.json (or give it as -b/--baseline; not both)')
     .option('-o, --out <dir>', "where to write (default: the report's folder); created if missing");
   addGateOptions(command);
-  command.addHelpText('after', `\nThe baseline is the second argument or -b/--baseline FILE; giving two different ones is an error.\n${GATE_HELP}\n\nExit codes: 0 gate passed, 1 gate failed, 2 bad input or usage (also an --out that cannot be created), 3 could not run.`);
+  command.addHelpText('after', `\nThe baseline is the second argument or -b/--baseline FILE; giving two different ones is an error.\n${GATE_HELP}\n\n${exitCodesHelp([0, 1, 2, 3], { 2: 'bad input or usage (also an --out that cannot be created)' })}`);
   command.action(async (reportFile: string, positional: string | undefined, flags: GateFlags & { out?: string }) =>
     handle(async () => {
       const baselineFile = diffBaseline(positional, flags.baseline);
@@ -102,7 +101,7 @@ export function registerBaseline(program: Command, handle: Handle): void {
     .option('-n, --name <name>', 'baseline name', 'default')
     .option('--dir <dir>', 'baselines folder', 'baselines')
     .option('--allow-partial', 'also save an interrupted or partial report (fewer trials than planned); every later diff then compares against those trials only', false)
-    .addHelpText('after', '\nExit codes: 0 saved, 2 bad input (a bad --name, a report that cannot be read, a partial report without --allow-partial).')
+    .addHelpText('after', `\n${exitCodesHelp([0, 2], { 0: 'saved', 2: 'bad input (a bad --name, a report that cannot be read, a partial report without --allow-partial)' })}`)
     .action(async (reportFile: string, flags: { name: string; dir: string; allowPartial: boolean }) =>
       handle(async () => {
         if (!/^[A-Za-z0-9_.-]+$/.test(flags.name)) throw new CliError(`--name ${flags.name}: letters, digits, _ . - only`, EXIT.BAD_INPUT);
@@ -125,7 +124,7 @@ export function registerReport(program: Command, handle: Handle): void {
     .description('re-render report.html from a stored report.json')
     .argument('<report>', 'report.json')
     .option('-o, --out <file>', 'output HTML file (default: report.html beside the report); its folder is created if missing')
-    .addHelpText('after', '\nExit codes: 0 written, 2 bad input (a report that cannot be read, an --out that is the report or a folder).')
+    .addHelpText('after', `\n${exitCodesHelp([0, 2], { 0: 'written', 2: 'bad input (a report that cannot be read, an --out that is the report or a folder)' })}`)
     .action(async (reportFile: string, flags: { out?: string }) =>
       handle(async () => {
         // The page is redacted as a run redacts it: a report written elsewhere, or edited, may hold secrets.
@@ -164,7 +163,7 @@ export function registerCompare(program: Command, handle: Handle): void {
       'tasks whose trials still vary, up to --max-epochs a side; --budget counts both sides\' model calls (3 epochs a side at\n' +
       '100 tasks: --budget 600).\n' +
       GATE_HELP +
-      '\n\nExit codes: 0 gate passed, 1 gate failed (e.g. a regression), 2 bad input, 3 could not run.',
+      `\n\n${exitCodesHelp([0, 1, 2, 3], { 1: 'gate failed (e.g. a regression)' })}`,
   );
   command.action(async (suites: string[], flags: RunFlags & { a: string; b: string }) =>
     handle(async () => {
@@ -177,16 +176,19 @@ export function registerCompare(program: Command, handle: Handle): void {
       const outDir = path.resolve(flags.out);
       const aDir = path.join(outDir, 'a');
       ensureWritableDir(aDir);
-      const paired = flags.epochs === 'auto' ? pairedEpochsAuto(flags, gateInputs.rules.alpha ?? DEFAULT_ALPHA) : null;
+      // Each side resolved once, before any trial: a variant that cannot run is exit 2 here.
+      const runA = resolveRunOf(flags, variantA, prepared, gateInputs);
+      const runB = resolveRunOf(flags, variantB, prepared, gateInputs);
+      const paired = flags.epochs === 'auto' ? pairedEpochsAuto(flags, runB.alpha) : null;
       // A's only artifact is its report.json (B's baseline); B's report is the page's, and A's
       // traces are read from a/ as a baseline's are; both sides print progress, never two live lines at once.
       const reportersA = new Reporters([progressReporter(flags, paired !== null)]);
       const reportersB = new Reporters([progressReporter(flags, paired !== null), ...artifactReporters(flags.html)]);
       const gate = gateSummary(gateInputs, 'B against A');
-      const { reportA, reportB } = await withAdapters([() => buildAdapter(flags, variantA, prepared), () => buildAdapter(flags, variantB, prepared)], async ([adapterA, adapterB]) => {
+      const { reportA, reportB } = await withAdapters([() => buildAdapter(flags, runA, prepared), () => buildAdapter(flags, runB, prepared)], async ([adapterA, adapterB]) => {
         for (const dir of [aDir, outDir]) checkOutputFolder(dir);
-        checkResumeSettings(aDir, runSettingsOf(flags, variantA, prepared, adapterA!), flags.resume);
-        checkResumeSettings(outDir, runSettingsOf(flags, variantB, prepared, adapterB!), flags.resume);
+        checkResumeSettings(aDir, runSettingsOf(runA, adapterA!), flags.resume);
+        checkResumeSettings(outDir, runSettingsOf(runB, adapterB!), flags.resume);
         // B's previous report would sit beside A's new trials while A runs.
         removeReports(outDir);
         process.stderr.write(`variant A (${variantA.name}) → ${path.relative(process.cwd(), aDir)}\n`);
@@ -194,16 +196,16 @@ export function registerCompare(program: Command, handle: Handle): void {
           // Both sides run in stages together; B is diffed at the level of the look the run stopped at.
           process.stderr.write(`variant B (${variantB.name}) → ${path.relative(process.cwd(), outDir)}\n`);
           const [a, b] = await Promise.all([
-            runInto(prepared, flags, variantA, aDir, adapterA!, { reporters: reportersA, gate, pairedSide: paired.side('a') }),
-            runInto(prepared, flags, variantB, outDir, adapterB!, { reporters: reportersB, gate, pairedSide: paired.side('b') }),
+            runInto(prepared, flags, runA, aDir, adapterA!, { reporters: reportersA, gate, pairedSide: paired.side('a') }),
+            runInto(prepared, flags, runB, outDir, adapterB!, { reporters: reportersB, gate, pairedSide: paired.side('b') }),
           ]);
           await writeReportJson(prepared.redactor.deep(a), aDir);
           return { reportA: a, reportB: b };
         }
-        const a = await runInto(prepared, flags, variantA, aDir, adapterA!, { reporters: reportersA, gate });
+        const a = await runInto(prepared, flags, runA, aDir, adapterA!, { reporters: reportersA, gate });
         await writeReportJson(prepared.redactor.deep(a), aDir);
         process.stderr.write(`variant B (${variantB.name}) → ${path.relative(process.cwd(), outDir)}\n`);
-        const b = await runInto(prepared, flags, variantB, outDir, adapterB!, { reporters: reportersB, gate });
+        const b = await runInto(prepared, flags, runB, outDir, adapterB!, { reporters: reportersB, gate });
         return { reportA: a, reportB: b };
       });
       return finishReport(reportB, outDir, flags, {

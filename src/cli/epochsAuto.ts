@@ -1,4 +1,4 @@
-import { readReport } from '../baseline/baselineFile.js';
+import { RUN_DEFAULTS } from '../schema/runDefaults.js';
 import { runAdaptive } from '../runner/adaptiveEpochs.js';
 import { runPairedAdaptive, type ExecuteSide } from '../runner/pairedAdaptiveEpochs.js';
 import type { RunReport } from '../schema/report.js';
@@ -19,7 +19,6 @@ export interface EpochsFlags {
 export type PairedSide = (tasks: Task[], execute: ExecuteSide) => Promise<RunReport>;
 
 
-const DEFAULT_MAX_EPOCHS = 5;
 /**
  * `run --epochs auto` without --budget or --budget-tokens spends at most this many current trials a
  * task on average: against a baseline recorded once with many epochs (the rich-baseline workflow),
@@ -28,8 +27,8 @@ const DEFAULT_MAX_EPOCHS = 5;
 export const AUTO_TRIALS_PER_TASK = 3;
 
 /** The most trials a task can get: --epochs K, or --max-epochs with --epochs auto. */
-export function epochCount(flags: EpochsFlags): number {
-  return flags.epochs === 'auto' ? (flags.maxEpochs ?? DEFAULT_MAX_EPOCHS) : flags.epochs;
+export function epochCount(flags: Pick<EpochsFlags, 'epochs' | 'maxEpochs'>): number {
+  return flags.epochs === 'auto' ? (flags.maxEpochs ?? RUN_DEFAULTS.maxEpochs) : flags.epochs;
 }
 
 /** Most trials (tasks × epochs) one run may plan: its journal, report and copies of workspaces grow with it. */
@@ -48,24 +47,24 @@ export function checkEpochsFlags(flags: EpochsFlags): void {
   const extras = [flags.maxEpochs !== undefined && '--max-epochs', flags.budget !== undefined && '--budget', flags.budgetTokens !== undefined && '--budget-tokens'].filter(Boolean);
   if (flags.epochs !== 'auto' && extras.length) throw new CliError(`${extras.join(', ')} need --epochs auto`, EXIT.BAD_INPUT);
   if (flags.epochs !== 'auto') return;
+  // The baseline itself is read once, with the gate's inputs (loadGateInputs): a bad one is exit 2 there.
   if (!flags.baseline) throw new CliError('--epochs auto needs --baseline: stages re-run only where more trials can still move the verdict against it', EXIT.BAD_INPUT);
-  readReport(flags.baseline); // a bad baseline is exit 2 before any trial
 }
 
 /**
- * Runs --epochs auto through `execute` (one call per stage) at significance level `alpha` (the
- * gate's, from --alpha or the gate file). The report records under `run.adaptive.final_level` the
+ * Runs --epochs auto through `execute` (one call per stage) at the resolved run's significance level
+ * (the gate's, from --alpha or the gate file), against its baseline (read once). The report records under `run.adaptive.final_level` the
  * level of the look the run stopped at, which the diff's paired test then uses (finishReport).
  */
-export async function runEpochsAuto(flags: EpochsFlags, tasks: Task[], execute: ExecuteSide, alpha: number, pairedSide?: PairedSide): Promise<RunReport> {
+export async function runEpochsAuto(flags: EpochsFlags, tasks: Task[], execute: ExecuteSide, run: { alpha: number; maxEpochs: number; baseline: RunReport | null }, pairedSide?: PairedSide): Promise<RunReport> {
   if (pairedSide) return pairedSide(tasks, execute);
-  checkEpochsFlags(flags);
+  if (!run.baseline) throw new CliError('--epochs auto needs --baseline: stages re-run only where more trials can still move the verdict against it', EXIT.BAD_INPUT);
   const adaptive = await runAdaptive({
-    maxEpochs: epochCount(flags),
+    maxEpochs: run.maxEpochs,
     budgetTrials: flags.budget ?? (flags.budgetTokens === undefined ? AUTO_TRIALS_PER_TASK * tasks.length : null),
     budgetTokens: flags.budgetTokens ?? null,
-    alpha,
-    baseline: readReport(flags.baseline!),
+    alpha: run.alpha,
+    baseline: run.baseline,
     tasks,
     resume: flags.resume,
     execute,

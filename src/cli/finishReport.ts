@@ -1,3 +1,4 @@
+import { RUN_DEFAULTS } from '../schema/runDefaults.js';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { readReport } from '../baseline/baselineFile.js';
@@ -58,7 +59,7 @@ export function addGateOptions(command: Command): Command {
     .option('--must-pass-tag <tag...>', 'gate: every task with this tag must pass')
     .option('--max-error-rate <rate>', 'gate: largest share of errored trials, a fraction or a percentage: 0.05 or 5%', rate)
     .option('--significance', 'gate: fail on a statistically significant regression')
-    .option('--alpha <p>', 'significance level of the paired test, the per-task test and --epochs auto (default 0.05)', probability)
+    .option('--alpha <p>', `significance level of the paired test, the per-task test and --epochs auto (default ${RUN_DEFAULTS.alpha})`, probability)
     .option('--no-html', 'do not write report.html');
 }
 

@@ -7,7 +7,7 @@ import { TRACES_DIR } from '../runner/executeRun.js';
 import { mergeShards, MergeError, type ShardOutput } from '../report/mergeShards.js';
 import { copyFileAtomicSync } from '../schema/atomicWrite.js';
 import { createRedactor } from '../schema/redact.js';
-import { CliError, EXIT } from './exitCodes.js';
+import { CliError, EXIT, exitCodesHelp } from './exitCodes.js';
 import { addGateOptions, finishReport, loadGateInputs, type GateFlags } from './finishReport.js';
 import { ensureWritableDir } from './outputDir.js';
 import { checkBaselineShares } from '../baseline/baselineOverlap.js';
@@ -41,7 +41,7 @@ export function registerMerge(program: Command, handle: Handle): void {
     `
 Every shard 1..n of one run must be given once, all from the same suites (sha256) and settings;
 anything else is refused with exit 2. The merged report is what one unsharded run would have
-written, apart from timings. Exit codes: 0 gate passed, 1 gate failed, 2 bad input, 3 could not run (a shard was interrupted, or every trial errored).`,
+written, apart from timings. ${exitCodesHelp([0, 1, 2, 3], { 3: 'could not run (a shard was interrupted, or every trial errored)' })}`,
   );
   command.action(async (dirs: string[], flags: GateFlags & { out: string }) =>
     handle(async () => {

@@ -1,10 +1,11 @@
+import { RUN_DEFAULTS } from '../schema/runDefaults.js';
 import path from 'node:path';
 import { Option, type Command } from 'commander';
 import { SANDBOX_REQUESTS, type SandboxRequest } from '../adapters/harnessAdapter.js';
 import type { Adapter } from '../schema/adapter.js';
 import type { McpServerSpec } from '../schema/mcpServer.js';
 import { createAdapter } from '../adapters/createAdapter.js';
-import { DEFAULT_OPENAI_BASE_URL, resolveSystem, secretsOf, type SystemPlan, type SystemRequest } from '../adapters/resolveSystem.js';
+import { DEFAULT_OPENAI_BASE_URL, secretsOf, type SystemPlan } from '../adapters/resolveSystem.js';
 import { preflight, type PreflightTarget } from '../provider/index.js';
 import { terminalSafe } from '../reporters/terminalSafe.js';
 import { parseShard, selectShard, shardFromEnv } from '../orchestrator/shard.js';
@@ -15,7 +16,7 @@ import { safeRegex, type SafeRegex } from '../schema/safeRegex.js';
 import { MAX_TIMEOUT_MS, type Task } from '../schema/task.js';
 import { loadSuites, type LoadedSuite } from '../suite/loadSuite.js';
 import { executeRun } from '../runner/executeRun.js';
-import { CliError, EXIT } from './exitCodes.js';
+import { CliError, EXIT, exitCodesHelp } from './exitCodes.js';
 import { addGateOptions, artifactReporters, finishReport, GATE_HELP, loadGateInputs, type GateFlags, type GateInputs } from './finishReport.js';
 import { defaultProgressReporter, PROGRESS_REPORTER_NAMES, PROGRESS_REPORTERS, type ProgressReporterName } from '../reporters/progress.js';
 import type { Reporter } from '../reporters/types.js';
@@ -23,10 +24,10 @@ import { Reporters } from '../reporters/runAll.js';
 import { withAdapters } from './runLifecycle.js';
 import { ensureWritableDir } from './outputDir.js';
 import { epochs, epochsOption, positiveInt, timeoutMs } from './parsers.js';
-import { DEFAULT_ALPHA } from '../schema/gate.js';
-import { checkEpochsFlags, checkTrialCount, epochCount, runEpochsAuto, type PairedSide } from './epochsAuto.js';
+import { checkEpochsFlags, checkTrialCount, runEpochsAuto, type PairedSide } from './epochsAuto.js';
 import { loadVariant, type LoadedVariant } from './variantOption.js';
 import { checkResumeSettings, runSettingsOf } from './runSettingsOf.js';
+import { resolveRun, type ResolvedRun } from './resolveRun.js';
 import { checkOutputFolder } from '../runner/previousRun.js';
 import { FAULT_STREAK_LIMIT, FaultStreak } from '../runner/faultStreak.js';
 import { checkBaselineShares } from '../baseline/baselineOverlap.js';
@@ -65,31 +66,31 @@ export interface RunFlags extends GateFlags {
 /** The options shared by `run` and `compare`. */
 export function addRunOptions(command: Command, { variant }: { variant: boolean }): Command {
   command
-    .option('-o, --out <dir>', 'output folder for report.json, report.html, junit.xml, summary.md and traces/', 'reports/latest')
+    .option('-o, --out <dir>', 'output folder for report.json, report.html, junit.xml, summary.md and traces/', RUN_DEFAULTS.out)
     .addOption(new Option('--provider <name>', 'model provider (default: cassette when --cassettes is given, else openai)').choices(['openai', 'cassette']))
     .option('-m, --model <name>', 'model name at an OpenAI-compatible endpoint (or OPENAI_MODEL)')
     .option('--base-url <url>', 'OpenAI-compatible endpoint, e.g. http://localhost:11434/v1 (or OPENAI_BASE_URL)')
-    .option('--api-key-env <name>', 'environment variable that holds the API key', 'OPENAI_API_KEY')
+    .option('--api-key-env <name>', 'environment variable that holds the API key', RUN_DEFAULTS.apiKeyEnv)
     .option('--cassettes <dir>', 'replay model responses from this folder of cassettes (<task_id>.json each)')
     .option('--record <dir>', "record the live model's responses as cassettes into this folder")
     .option('--policy <file>', 'permission policy JSON for the harness (default: harness/policy/default-policy.json)')
     .addOption(
       new Option('--sandbox <mode>', 'how run_shell (or an --agent-cmd agent: its own PID namespace, nothing outlives the trial) is isolated: auto (bubblewrap when it works here, else a process group; the reason is in every trace and report), process, or bwrap (an error where bubblewrap cannot run). Under either, git runs with the repository\'s drivers off and tracked secrets withheld from its output; bubblewrap also masks secret paths and their git objects')
         .choices(SANDBOX_REQUESTS)
-        .default('auto'),
+        .default(RUN_DEFAULTS.sandbox),
     )
     .addOption(
       new Option('--record-content <level>', "how much of the model's input and output each trace records (redacted at every level): none (counts and tokens only), summary (a preview of each reply), full (every input message and the whole reply)")
         .choices(RECORD_CONTENT)
         .default(DEFAULT_RECORD_CONTENT),
     )
-    .option('-j, --concurrency <n>', 'tasks run at once', positiveInt, 4)
-    .option('--epochs <k|auto>', 'run every task K times (pass@k, pass^k, flaky tasks); auto: re-run in stages only where more trials can still move the verdict against --baseline', epochsOption, 1)
-    .option('--max-epochs <k>', 'with --epochs auto: most trials any task gets (default 5)', epochs)
+    .option('-j, --concurrency <n>', 'tasks run at once', positiveInt, RUN_DEFAULTS.concurrency)
+    .option('--epochs <k|auto>', 'run every task K times (pass@k, pass^k, flaky tasks); auto: re-run in stages only where more trials can still move the verdict against --baseline', epochsOption, RUN_DEFAULTS.epochs)
+    .option('--max-epochs <k>', `with --epochs auto: most trials any task gets (default ${RUN_DEFAULTS.maxEpochs})`, epochs)
     .option('--budget <trials>', 'with --epochs auto: most trials (agent runs) for the whole run (default: 3 a task on average)', positiveInt)
     .option('--budget-tokens <n>', 'with --epochs auto: stop re-running once the run has used about this many tokens', positiveInt)
-    .option('--timeout <ms>', `per-task time limit in milliseconds (1 to ${MAX_TIMEOUT_MS}); provider retries stay within it; a harness task over it is errored TASK_TIMEOUT; an external agent (--agent-cmd, --agent-url) is stopped a margin before it (20% of it, 0.25 to 2 s) and failed AGENT_TIMEOUT`, timeoutMs, 300_000)
-    .option('--max-steps <n>', 'step limit for tasks that set none (default 10)', positiveInt)
+    .option('--timeout <ms>', `per-task time limit in milliseconds (1 to ${MAX_TIMEOUT_MS}); provider retries stay within it; a harness task over it is errored TASK_TIMEOUT; an external agent (--agent-cmd, --agent-url) is stopped a margin before it (20% of it, 0.25 to 2 s) and failed AGENT_TIMEOUT`, timeoutMs, RUN_DEFAULTS.timeoutMs)
+    .option('--max-steps <n>', `step limit for tasks that set none (default: the variant's max_steps, else ${RUN_DEFAULTS.maxSteps})`, positiveInt)
     .addOption(
       new Option('--shard <i/n>', 'run only shard i of n (1-based), to split a suite across CI jobs; "auto" reads GitLab, Buildkite or CircleCI variables; join the outputs with `tracegate merge` (a shard with no task, in a matrix wider than the suite, writes an empty output and exits 0)').env('TRACEGATE_SHARD'),
     )
@@ -171,9 +172,9 @@ function suiteDefaults(suites: LoadedSuite[]): PreparedRun['suiteDefaults'] {
   return { cassettes: pick('cassettes'), policy: pick('policy'), mcpServers: servers[0] ? (JSON.parse(servers[0]) as McpServerSpec[]) : null };
 }
 
-/** The CLI's part of "which system runs": hand flags, environment, suite header and variant to the resolver. */
-export function systemRequest(flags: RunFlags, variant: LoadedVariant | null, prepared: PreparedRun): SystemRequest {
-  return { flags, env: process.env, suite: prepared.suiteDefaults, variant, policyTasksOnly: prepared.policyTasksOnly };
+/** The run resolved once from the flags, the environment, the suites, the variant and the gate inputs (src/cli/resolveRun.ts). */
+export function resolveRunOf(flags: RunFlags, variant: LoadedVariant | null, prepared: PreparedRun, gate: Pick<GateInputs, 'rules' | 'baseline'>): ResolvedRun {
+  return resolveRun(flags, process.env, { suiteDefaults: prepared.suiteDefaults, policyTasksOnly: prepared.policyTasksOnly, variant, gate });
 }
 
 /** The live endpoint a plan's model calls go to (the harness's, or the capture proxy's upstream); null for cassettes and no model. */
@@ -188,15 +189,14 @@ function modelEndpointOf(plan: SystemPlan, flags: RunFlags): PreflightTarget | n
   };
 }
 
-/** Resolves what runs, checks its model endpoint answers (exit 3 at once if not), and builds the adapter. */
-export async function buildAdapter(flags: RunFlags, variant: LoadedVariant | null, prepared: PreparedRun): Promise<Adapter> {
-  const request = systemRequest(flags, variant, prepared);
-  const plan = resolveSystem(request);
+/** Checks the resolved run's model endpoint answers (exit 3 at once if not), and builds its adapter. */
+export async function buildAdapter(flags: RunFlags, run: ResolvedRun, prepared: PreparedRun): Promise<Adapter> {
+  const plan = run.system;
   const endpoint = modelEndpointOf(plan, flags);
   const warning = endpoint ? await preflight(endpoint) : null;
   if (warning) process.stderr.write(terminalSafe(`warning: ${warning}`) + '\n');
   const errorPatterns = prepared.suites.flatMap((s) => s.header.errorPatterns).map((p) => ({ pattern: safeRegex(p.pattern), error_type: p.error_type }));
-  return createAdapter(plan, { redactor: prepared.redactor, env: process.env, secrets: secretsOf(request), errorPatterns, concurrency: flags.concurrency });
+  return createAdapter(plan, { redactor: prepared.redactor, env: process.env, secrets: [...run.secrets], errorPatterns, concurrency: run.concurrency });
 }
 
 /** What a run's trial phase needs besides its tasks and adapter: who hears its events, and what its header says. */
@@ -206,21 +206,12 @@ export interface RunHooks {
   gate: string;
   /** compare --epochs auto: this side's stages run together with the other side's. */
   pairedSide?: PairedSide;
-  /** The significance level --epochs auto spends over its looks (the gate's alpha). */
-  alpha?: number;
 }
 
 /** A path as the header shows it: relative below the working folder, else absolute. */
 function shownPath(file: string): string {
   const relative = path.relative(process.cwd(), file);
   return relative && !relative.startsWith('..') && !path.isAbsolute(relative) ? relative : path.resolve(file);
-}
-
-/** Which system runs, as the header names it. */
-function agentOf(flags: RunFlags): string {
-  if (flags.agentCmd) return `--agent-cmd ${flags.agentCmd}`;
-  if (flags.agentUrl) return `--agent-url ${flags.agentUrl}`;
-  return 'the reference harness';
 }
 
 /** `defaults: min_pass_rate 1, max_error_rate 0`: where the gate's rules come from and what they are. */
@@ -235,7 +226,7 @@ export function gateSummary(inputs: Pick<GateInputs, 'rules' | 'source' | 'basel
  * reporters as it goes. Ctrl-C stops new trials and keeps the finished ones. The adapter is the
  * caller's to close (withAdapters).
  */
-export async function runInto(prepared: PreparedRun, flags: RunFlags, variant: LoadedVariant | null, outDir: string, adapter: Adapter, hooks: RunHooks): Promise<RunReport> {
+export async function runInto(prepared: PreparedRun, flags: RunFlags, run: ResolvedRun, outDir: string, adapter: Adapter, hooks: RunHooks): Promise<RunReport> {
   const controller = new AbortController();
   const stopListening = () => {
     process.off('SIGINT', onSignal);
@@ -252,20 +243,19 @@ export async function runInto(prepared: PreparedRun, flags: RunFlags, variant: L
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   const { reporters } = hooks;
-  const fixedEpochs = epochCount(flags);
   // A provider fault that errors the first trials alike stops the run before every task pays for it.
   const streak = new FaultStreak();
   let stopped: string | null = null;
   reporters.emit('onRunStart', {
     model: adapter.model,
-    agent: agentOf(flags),
+    agent: run.agent,
     policy: adapter.policy,
     sandbox: adapter.sandbox,
     suites: prepared.suites.map((s) => shownPath(s.path)),
     tasks: prepared.tasks.length,
-    epochs: flags.epochs,
-    maxEpochs: fixedEpochs,
-    concurrency: flags.concurrency,
+    epochs: run.epochs,
+    maxEpochs: run.maxEpochs,
+    concurrency: run.concurrency,
     gate: hooks.gate,
     outDir: shownPath(outDir),
   });
@@ -274,14 +264,14 @@ export async function runInto(prepared: PreparedRun, flags: RunFlags, variant: L
       ...prepared,
       adapter,
       outDir,
-      concurrency: flags.concurrency,
-      epochs: fixedEpochs,
+      concurrency: run.concurrency,
+      epochs: run.maxEpochs,
       trialsWanted,
-      timeoutMs: flags.timeout,
-      variant: variant ? { name: variant.name, file: variant.file } : null,
+      timeoutMs: run.timeoutMs,
+      variant: run.variant ? { name: run.variant.name, file: run.variant.file } : null,
       resume,
-      settings: runSettingsOf(flags, variant, prepared, adapter),
-      selection: { tags: flags.tag?.length ? flags.tag : null, grep: flags.grep ?? null, max_steps: flags.maxSteps ?? null, timeout_ms: flags.timeout },
+      settings: runSettingsOf(run, adapter),
+      selection: run.selection,
       signal: controller.signal,
       onTraceStored: (event) => reporters.traceStored(event),
       onTracePacked: (file, packed) => reporters.tracePacked(file, packed),
@@ -293,7 +283,7 @@ export async function runInto(prepared: PreparedRun, flags: RunFlags, variant: L
       },
       onWaiting: (waiting) => reporters.emit('onWaiting', waiting),
     });
-    return flags.epochs === 'auto' ? await runEpochsAuto(flags, prepared.tasks, execute, hooks.alpha ?? DEFAULT_ALPHA, hooks.pairedSide) : await execute();
+    return run.epochs === 'auto' ? await runEpochsAuto(flags, prepared.tasks, execute, run, hooks.pairedSide) : await execute();
   } finally {
     stopListening();
     reporters.emit('onTrialsDone');
@@ -344,7 +334,7 @@ Rich baseline: record the baseline once with many epochs (run --epochs 10, then 
 each change with --baseline B.json --epochs auto: at most 3 trials a task on average (--budget to change).
 ${GATE_HELP}
 
-Exit codes: 0 gate passed, 1 gate failed, 2 bad input or usage, 3 could not run.`,
+${exitCodesHelp([0, 1, 2, 3], { 2: 'bad input or usage' })}`,
   );
   command.action(async (suites: string[], flags: RunFlags) => {
     await handle(async () => {
@@ -358,10 +348,11 @@ Exit codes: 0 gate passed, 1 gate failed, 2 bad input or usage, 3 could not run.
       const outDir = path.resolve(flags.out);
       ensureWritableDir(outDir);
       const reporters = runReporters(flags);
-      const report = await withAdapters([() => buildAdapter(flags, variant, prepared)], async ([adapter]) => {
+      const run = resolveRunOf(flags, variant, prepared, gateInputs);
+      const report = await withAdapters([() => buildAdapter(flags, run, prepared)], async ([adapter]) => {
         checkOutputFolder(outDir);
-        checkResumeSettings(outDir, runSettingsOf(flags, variant, prepared, adapter!), flags.resume);
-        return runInto(prepared, flags, variant, outDir, adapter!, { reporters, gate: gateSummary(gateInputs), alpha: gateInputs.rules.alpha });
+        checkResumeSettings(outDir, runSettingsOf(run, adapter!), flags.resume);
+        return runInto(prepared, flags, run, outDir, adapter!, { reporters, gate: gateSummary(gateInputs) });
       });
       return finishReport(report, outDir, flags, gateInputs, prepared.redactor, reporters);
     });

@@ -1,14 +1,10 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { resolveSystem } from '../adapters/resolveSystem.js';
 import type { Adapter } from '../schema/adapter.js';
 import { readRunSettings, settingsChanges, type RunSettings } from '../runner/runSettings.js';
 import { CliError, EXIT } from './exitCodes.js';
-import type { LoadedVariant } from './variantOption.js';
-import type { PreparedRun, RunFlags } from './runCommand.js';
-
-const DEFAULT_MAX_STEPS = 10;
+import type { ResolvedRun } from './resolveRun.js';
 
 /** A file as a label: its absolute path and the start of its sha256, so an edit in place counts as a change. */
 function fileLabel(file: string): string {
@@ -17,23 +13,23 @@ function fileLabel(file: string): string {
   return `${full} (sha256 ${createHash('sha256').update(readFileSync(full)).digest('hex').slice(0, 12)})`;
 }
 
-/** The settings that decide a trial's outcome, as the run resolved them (recorded in run-settings.json). */
-export function runSettingsOf(flags: RunFlags, variant: LoadedVariant | null, prepared: PreparedRun, adapter: Adapter): RunSettings {
-  const plan = resolveSystem({ flags, env: process.env, suite: prepared.suiteDefaults, variant, policyTasksOnly: prepared.policyTasksOnly });
+/** The settings that decide a trial's outcome, projected from the resolved run (recorded in run-settings.json). */
+export function runSettingsOf(run: ResolvedRun, adapter: Adapter): RunSettings {
+  const plan = run.system;
   const m = adapter.model;
   const policyFile = plan.adapter === 'harness' ? path.resolve(adapter.policy) : null;
   return {
     adapter: adapter.name,
-    agent: flags.agentCmd ?? flags.agentUrl ?? 'none (the reference harness)',
+    agent: plan.adapter === 'harness' ? 'none (the reference harness)' : run.agent.replace(/^--agent-(cmd|url) /, ''),
     model: `${m.provider}/${m.model}`,
     base_url: m.base_url ?? 'none',
     cassettes: plan.model.kind === 'cassettes' ? path.resolve(plan.model.dir) : 'none',
     policy: policyFile ? fileLabel(policyFile) : adapter.policy,
     // What ran, not what was asked: `auto` is bubblewrap on one machine and a process group on another.
     sandbox: adapter.sandbox,
-    variant: variant ? `${variant.name} ${fileLabel(variant.file)}` : 'none',
-    max_steps: String(flags.maxSteps ?? `default (${DEFAULT_MAX_STEPS})`),
-    timeout_ms: String(flags.timeout),
+    variant: run.variant ? `${run.variant.name} ${fileLabel(run.variant.file)}` : 'none',
+    max_steps: run.maxStepsFrom === 'default' ? `default (${run.maxSteps})` : String(run.maxSteps),
+    timeout_ms: String(run.timeoutMs),
   };
 }
 

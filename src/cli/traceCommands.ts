@@ -20,7 +20,7 @@ import { mergeSplitTraces } from '../traceio/splitTraces.js';
 import { readTraceDir, traceFileNames, traceWriter, writeAtomic } from '../traceio/traceFiles.js';
 import { openTraceInput, type TraceInput } from '../traceio/traceInput.js';
 import { runHeader } from '../report/runHeader.js';
-import { CliError, EXIT } from './exitCodes.js';
+import { CliError, EXIT, exitCodesHelp } from './exitCodes.js';
 import { addGateOptions, finishReport, loadGateInputs, type GateFlags } from './finishReport.js';
 import { ensureWritableDir, refuseFileAsDir } from './outputDir.js';
 
@@ -41,7 +41,7 @@ export function registerImport(program: Command, handle: Handle): void {
     .argument('<file...>', 'trace files: OTLP/JSON or protobuf, SDK/Jaeger/Phoenix span exports, Inspect .eval/.json, SWE-agent .traj, mini-swe-agent, OpenHands, Claude Code sessions, Codex rollouts, OpenAI messages')
     .requiredOption('-o, --out <dir>', 'folder to write the traces into (<task>.e<epoch>.json)')
     .addOption(new Option('--format <name>', 'the files\' format (default: detected per file)').choices(['auto', ...FORMAT_NAMES]).default('auto'))
-    .addHelpText('after', `\nFormats: ${FORMAT_NAMES.join(', ')}. See docs/traces.md.\nEvery file is read before anything is written; a file that is not a trace, or is broken, is exit 2 with its name and the reason.\nA file over 512 MB is refused from its size, unread; OTLP/JSON Lines of 8 MB or more are streamed (one trace in memory at a time).\nExit codes: 0 every file imported, 2 bad input (nothing written).`)
+    .addHelpText('after', `\nFormats: ${FORMAT_NAMES.join(', ')}. See docs/traces.md.\nEvery file is read before anything is written; a file that is not a trace, or is broken, is exit 2 with its name and the reason.\nA file over 512 MB is refused from its size, unread; OTLP/JSON Lines of 8 MB or more are streamed (one trace in memory at a time).\n${exitCodesHelp([0, 2], { 0: 'every file imported', 2: 'bad input (nothing written)' })}`)
     .action(async (files: string[], flags: { out: string; format: FormatName | 'auto' }) =>
       handle(async () => {
         const imported: ImportedFile[] = [];
@@ -140,7 +140,7 @@ export function registerScore(program: Command, handle: Handle): void {
     .requiredOption('--traces <dir>', 'folder of trace/v1 files (from `tracegate import`, or a report folder to re-judge)')
     .option('-o, --out <dir>', 'output folder', 'reports/scored');
   addGateOptions(command);
-  command.addHelpText('after', '\nA trace answers the task named by its task_id, else by its file name (<task>.e<epoch>.json).\nUnmatched traces and tasks without a trace are listed. Exit codes: 0 gate passed, 1 gate failed, 2 bad input (also: no trace answers any task), 3 nothing judged (every trace is of an errored trial).');
+  command.addHelpText('after', `\nA trace answers the task named by its task_id, else by its file name (<task>.e<epoch>.json).\nUnmatched traces and tasks without a trace are listed. ${exitCodesHelp([0, 1, 2, 3], { 2: 'bad input (also: no trace answers any task)', 3: 'nothing judged (every trace is of an errored trial)' })}`);
   command.action(async (suiteFiles: string[], flags: GateFlags & { traces: string; out: string }) =>
     handle(async () => {
       const suites = loadSuites(suiteFiles);
@@ -231,7 +231,7 @@ export function registerExport(program: Command, handle: Handle): void {
     .option('--otlp-endpoint <url>', 'POST to this OTLP/HTTP endpoint (…/v1/traces is added when missing)')
     .addOption(new Option('--protocol <p>', 'OTLP/HTTP encoding for --otlp-endpoint').choices(['http/json', 'http/protobuf']).default('http/protobuf'))
     .option('--header <name=ENVVAR...>', 'HTTP header whose value is read from an environment variable, e.g. Authorization=LANGFUSE_AUTH', [])
-    .addHelpText('after', '\nLangfuse: export LANGFUSE_AUTH="Basic $(echo -n pk:sk | base64)" and pass --otlp-endpoint https://HOST/api/public/otel --header Authorization=LANGFUSE_AUTH.\nExit codes: 0 written or sent, 2 bad input, 3 the endpoint did not take them.')
+    .addHelpText('after', `\nLangfuse: export LANGFUSE_AUTH="Basic $(echo -n pk:sk | base64)" and pass --otlp-endpoint https://HOST/api/public/otel --header Authorization=LANGFUSE_AUTH.\n${exitCodesHelp([0, 2, 3], { 0: 'written or sent', 3: 'the endpoint did not take them' })}`)
     .action(async (dir: string, flags: { otlp?: string; otlpEndpoint?: string; protocol: 'http/json' | 'http/protobuf'; header: string[] }) =>
       handle(async () => {
         if (!flags.otlp && !flags.otlpEndpoint) throw new CliError('export needs --otlp FILE.jsonl or --otlp-endpoint URL', EXIT.BAD_INPUT);

@@ -1,11 +1,12 @@
 import { z } from 'zod';
+import { RUN_DEFAULTS } from './runDefaults.js';
 
 export const GATE_SCHEMA_VERSION = 'gate/v1';
 
 const Rate = z.number().min(0).max(1);
 
 /** The paired test's significance level when neither --alpha nor the gate file gives one. */
-export const DEFAULT_ALPHA = 0.05;
+export const DEFAULT_ALPHA = RUN_DEFAULTS.alpha;
 
 /** Gate rules, from a gate file or flags. Rates are fractions (0.8 = 80%). */
 export const GateRulesSchema = z.strictObject({

@@ -1,19 +1,12 @@
-import type { RunErrorCode } from './runError.js';
+import { RunErrorCodeSchema } from './runError.js';
 
 /**
- * Run-error codes the external-agent adapters and the capture proxy produce (a trial with one of
- * these is `errored`, never judged). Each is a code of the run-error enum (src/schema/runError.ts).
+ * The run-error codes the external-agent adapters and the capture proxy produce (a trial with one of
+ * these is `errored`, never judged), picked from the run-error enum (src/schema/runError.ts), which
+ * owns each code and its meaning: PROVIDER_ERROR (the upstream failed after retries), CASSETTE_MISS
+ * (no recorded response for the request), NO_MODEL (a model call with neither an upstream nor
+ * cassettes), AGENT_UNREACHABLE (the HTTP agent could not be reached), AGENT_SPAWN_FAILED (the
+ * agent command could not be started).
  */
-export const AGENT_RUN_ERROR = {
-  /** The upstream model endpoint failed after retries. */
-  PROVIDER_ERROR: 'PROVIDER_ERROR',
-  /** Replaying: no recorded response for the agent's request. */
-  CASSETTE_MISS: 'CASSETTE_MISS',
-  /** The agent called a model, but the run has neither an upstream nor cassettes. */
-  NO_MODEL: 'NO_MODEL',
-  /** The HTTP agent could not be reached after retries. */
-  AGENT_UNREACHABLE: 'AGENT_UNREACHABLE',
-  /** The agent command could not be started at all. */
-  AGENT_SPAWN_FAILED: 'AGENT_SPAWN_FAILED',
-} as const satisfies Record<string, RunErrorCode>;
+export const AGENT_RUN_ERROR = RunErrorCodeSchema.extract(['PROVIDER_ERROR', 'CASSETTE_MISS', 'NO_MODEL', 'AGENT_UNREACHABLE', 'AGENT_SPAWN_FAILED']).enum;
 export type AgentRunErrorCode = (typeof AGENT_RUN_ERROR)[keyof typeof AGENT_RUN_ERROR];

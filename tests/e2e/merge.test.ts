@@ -77,7 +77,7 @@ describe('merge: shards joined into one report', () => {
     const variants: Array<[string[], RegExp]> = [
       [['--tag', 'safety', 'basics', 'files', 'recovery', 'search', 'shell', 'tools'], /differ in --tag: safety basics files recovery search shell tools vs none/],
       [['--grep', '.'], /differ in --grep: \. vs none/],
-      [['--max-steps', '3'], /differ in --max-steps: 3 vs default/],
+      [['--max-steps', '3'], /differ in --max-steps: 3 vs 10/],
       [['--timeout', '60000'], /differ in --timeout: 60000 vs 300000/],
     ];
     const dirs = variants.map((_, i) => path.join(root, `selection-${i}`));

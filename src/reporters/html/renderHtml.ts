@@ -12,6 +12,7 @@ import { createRedactor } from '../../schema/redact.js';
 import { TraceSchema } from '../../schema/trace.js';
 import { packTrace } from './compactTrace.js';
 import type { ViewerTraces } from './viewerTraces.js';
+import { RUN_DEFAULTS } from '../../schema/runDefaults.js';
 import { DETAIL_CHUNK, pageData } from './pageData.js';
 
 export interface RenderOptions {
@@ -30,9 +31,9 @@ export interface RenderOptions {
   redact?: <T>(value: T) => T;
 }
 
-export const DEFAULT_TRACE_BUDGET = 16 * 1024 * 1024;
+const DEFAULT_TRACE_BUDGET = RUN_DEFAULTS.traceBudgetBytes;
 /** Beyond this many, traces are linked (traces/…) rather than embedded; failures are embedded first. */
-export const DEFAULT_MAX_EMBEDDED_TRACES = 2000;
+const DEFAULT_MAX_EMBEDDED_TRACES = RUN_DEFAULTS.maxEmbeddedTraces;
 const require = createRequire(import.meta.url);
 
 /** The viewer's own files (shipped as sources: src/reporters/html/assets). */

@@ -1,7 +1,7 @@
 import type { Trace } from '../../schema/trace.js';
 import { viewerTraceJson } from './compactTrace.js';
 import { packJson } from '../../schema/packJson.js';
-import { DEFAULT_MAX_EMBEDDED_TRACES, DEFAULT_TRACE_BUDGET } from './renderHtml.js';
+import { RUN_DEFAULTS } from '../../schema/runDefaults.js';
 
 /**
  * Traces packed for report.html while the run stores them, so the page need not read, validate
@@ -19,8 +19,8 @@ export class ViewerTraces {
   private bytes = 0;
 
   constructor(
-    private readonly maxTraces = DEFAULT_MAX_EMBEDDED_TRACES,
-    private readonly maxBytes = DEFAULT_TRACE_BUDGET,
+    private readonly maxTraces: number = RUN_DEFAULTS.maxEmbeddedTraces,
+    private readonly maxBytes: number = RUN_DEFAULTS.traceBudgetBytes,
   ) {}
 
   /**
