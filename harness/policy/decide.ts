@@ -293,10 +293,16 @@ function inspect(ctx: ShellContext, name: string, cmd: SimpleCommand): Inspectio
       return null;
     },
     // The program's own mention counts once, from whichever folder it is read.
-    namedElsewhere: (p) => [...new Set(ctx.folders.map((base) => canonicalPath(ctx.root, path.resolve(base, p))))].reduce((n, key) => n + (ctx.named.get(key) ?? 0), 0) > 1,
+    namedElsewhere: (p) => timesNamed(ctx, p) > 1,
+    namedAnywhere: (p) => timesNamed(ctx, p) > 0,
     checkCommand: (inner) => decideCommand(ctx, inner),
   };
   return check(cmd, inspectContext);
+}
+
+/** How many times the command line names a path, read from every folder the command may run in. */
+function timesNamed(ctx: ShellContext, p: string): number {
+  return [...new Set(ctx.folders.map((base) => canonicalPath(ctx.root, path.resolve(base, p))))].reduce((n, key) => n + (ctx.named.get(key) ?? 0), 0);
 }
 
 function ruleApplies(rule: ShellRule, sandbox: SandboxKind, subcommand: string | undefined, joinedArgs: string): boolean {
