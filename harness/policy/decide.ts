@@ -35,6 +35,8 @@ interface ShellContext {
   folders: string[];
   /** How many times the whole command line names each workspace path (arguments and redirects). */
   named: Map<string, number>;
+  /** Names starting with `-` the command line may create as files (`touch -- -x`, `> ./-x`). */
+  dashNames: string[];
 }
 
 export interface ToolCallForPolicy {
@@ -93,7 +95,7 @@ export async function decideShell(policy: Policy, command: string, root: string,
       ? ask(`unprovable-${u.construct}`, `${u.detail}: its value cannot be checked before it runs`)
       : deny(`unprovable-${u.construct}`, u.detail),
   );
-  const ctx: ShellContext = { policy, root, sandbox, globs: { outward: undefined }, folders: [root, ...cdTargets(root, analysis.commands)], named: namedPaths(root, analysis) };
+  const ctx: ShellContext = { policy, root, sandbox, globs: { outward: undefined }, folders: [root, ...cdTargets(root, analysis.commands)], named: namedPaths(root, analysis), dashNames: dashNamedFiles(analysis) };
   for (const redirect of analysis.redirects) decisions.push(decideRedirect(ctx, redirect));
   // Where the shell's order makes a command's folder certain, its paths are read from there alone.
   const certain = commandFolders(root, analysis.commands);
@@ -152,6 +154,64 @@ function namedPaths(root: string, analysis: { commands: SimpleCommand[]; redirec
     }
   }
   return named;
+}
+
+/**
+ * Names starting with `-` that the command line may give a file: words a program cannot read as
+ * options (`./--x`, a word after `--`) and redirect targets. A glob run later may expand to them.
+ */
+function dashNamedFiles(analysis: { commands: SimpleCommand[]; redirects: ShellRedirect[] }): string[] {
+  const names: string[] = [];
+  const add = (v: string | null) => {
+    const base = v === null ? '' : path.basename(v);
+    if (base.startsWith('-')) names.push(base);
+  };
+  for (const r of analysis.redirects) if (r.kind !== 'fd') add(r.target.value);
+  for (const c of analysis.commands) {
+    for (const r of c.redirects) if (r.kind !== 'fd') add(r.target.value);
+    let afterDashes = false;
+    for (const a of c.args) {
+      if (a.value === '--' && !afterDashes) afterDashes = true;
+      else if (afterDashes || a.value?.includes('/')) add(a.value);
+    }
+  }
+  return names;
+}
+
+/**
+ * bash expands a glob before the program parses its options, so `sort *` in a folder holding a file
+ * named `--compress-program=sh` is `sort --compress-program=sh …`. A glob that can begin a word with
+ * a name of the folder, standing where the program still reads options (before `--`), is expanded
+ * against the folders the command runs in now (and the dash names the command itself may create):
+ * a match that starts with `-` asks, with the way out (`./*`, or `--` first).
+ */
+function globsAsOptions(ctx: ShellContext, program: string, args: ShellWord[]): Decision[] {
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    const v = arg.value;
+    if (v === '--') return [];
+    // `-e --`, `-o FILE`: an option's value is no end of options.
+    if (!arg.glob && v !== null && v.startsWith('-')) i += optionWords(program, v) - 1;
+    if (!arg.glob || v === null || !/^[*?[]/.test(v)) continue;
+    const first = v.split('/')[0]!;
+    const matcher = globSegmentMatcher(first);
+    const now = ctx.folders.flatMap((base) => globMatches(base, [first]).map((m) => path.basename(m)));
+    const hit = [...now, ...ctx.dashNames].find((n) => n.startsWith('-') && (matcher === null || matcher.test(n)));
+    if (hit !== undefined) {
+      return [ask('glob-as-option', `${program} ${v}: the glob expands to ${hit}, which ${program} would read as an option (write ./${v} or put -- before it)`, 'medium')];
+    }
+  }
+  return [];
+}
+
+/** One glob segment as a regular expression (null when it cannot be read). */
+function globSegmentMatcher(segment: string): RegExp | null {
+  const body = segment.replace(/\[!/g, '[^').replace(/[.+^${}()|\\]/g, (c) => (c === '^' ? c : `\\${c}`)).replace(/\*/g, '[^/]*').replace(/\?/g, '[^/]');
+  try {
+    return new RegExp(`^${body}$`);
+  } catch {
+    return null;
+  }
 }
 
 /** One name for one file: `lnk/a.py` and `src/a.py` are the same file when `lnk` links to `src`. */
@@ -256,6 +316,7 @@ function decideCommand(ctx: ShellContext, cmd: SimpleCommand, envChanged = false
   }
 
   if (!policy.shell.text_args.includes(name)) {
+    decisions.push(...globsAsOptions(ctx, name, cmd.args));
     // `sort --files0-from=LIST` (`find -files0-from LIST`) reads the files LIST names, known only when it runs.
     const list = cmd.args.find((a) => a.value !== null && ['-files0-from', '--files0-from'].includes(a.value.split('=')[0]!));
     if (list) decisions.push(ask('file-list-argument', `${name} ${list.text} reads the files a list names, which cannot be checked before it runs`));
@@ -293,10 +354,16 @@ function inspect(ctx: ShellContext, name: string, cmd: SimpleCommand): Inspectio
       return null;
     },
     // The program's own mention counts once, from whichever folder it is read.
-    namedElsewhere: (p) => [...new Set(ctx.folders.map((base) => canonicalPath(ctx.root, path.resolve(base, p))))].reduce((n, key) => n + (ctx.named.get(key) ?? 0), 0) > 1,
+    namedElsewhere: (p) => timesNamed(ctx, p) > 1,
+    namedAnywhere: (p) => timesNamed(ctx, p) > 0,
     checkCommand: (inner) => decideCommand(ctx, inner),
   };
   return check(cmd, inspectContext);
+}
+
+/** How many times the command line names a path, read from every folder the command may run in. */
+function timesNamed(ctx: ShellContext, p: string): number {
+  return [...new Set(ctx.folders.map((base) => canonicalPath(ctx.root, path.resolve(base, p))))].reduce((n, key) => n + (ctx.named.get(key) ?? 0), 0);
 }
 
 function ruleApplies(rule: ShellRule, sandbox: SandboxKind, subcommand: string | undefined, joinedArgs: string): boolean {
@@ -414,13 +481,8 @@ function globMatches(start: string, segments: string[]): string[] {
       current = current.map((dir) => path.join(dir, segment));
       continue;
     }
-    const body = segment.replace(/\[!/g, '[^').replace(/[.+^${}()|\\]/g, (c) => (c === '^' ? c : `\\${c}`)).replace(/\*/g, '[^/]*').replace(/\?/g, '[^/]');
-    let matcher: RegExp;
-    try {
-      matcher = new RegExp(`^${body}$`);
-    } catch {
-      return [];
-    }
+    const matcher = globSegmentMatcher(segment);
+    if (matcher === null) return [];
     const next: string[] = [];
     for (const dir of current) {
       let entries: string[] = [];

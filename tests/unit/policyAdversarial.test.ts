@@ -226,13 +226,9 @@ describe('secrets reached without naming them', () => {
 
   /** [technique, command, rule under the process sandbox, decision under bubblewrap]. */
   const CASES: Array<[string, string, string, 'allow' | 'require_approval' | 'deny']> = [
-    ['grep -r over the workspace', 'grep -rn SECRET .', 'recursive-secret', 'allow'],
-    ['grep -r with no folder reads the current one', 'grep -r SECRET', 'recursive-secret', 'allow'],
-    ['grep -d recurse', 'grep -d recurse SECRET .', 'recursive-secret', 'allow'],
-    ['grep --directories=recurse', 'grep --directories=recurse SECRET', 'recursive-secret', 'allow'],
-    ['grep --rec abbreviated', 'grep --rec -h . .', 'recursive-secret', 'allow'],
-    // `..` from src is the workspace: under bubblewrap that meets the masks only, like `grep -r SECRET .`.
-    ['grep -r of the parent after cd', 'cd src && grep -r SECRET ..', 'recursive-secret', 'allow'],
+    // After `--` the sandbox's grep could add no excludes (they would be file names): refused.
+    ['grep -r with -- before its operands', 'grep -rn -- SECRET .', 'recursive-secret', 'allow'],
+    ['grep -r with -- and no folder', 'grep -r -- SECRET', 'recursive-secret', 'allow'],
     ['diff -rN against an empty folder prints every file', 'mkdir -p e && diff -rN . e', 'recursive-secret', 'allow'],
     ['git grep --no-index', 'git grep --no-index SECRET', 'recursive-secret', 'allow'],
     ['git grep --no-index abbreviated', 'git grep --no-ind SECRET', 'recursive-secret', 'allow'],
@@ -258,6 +254,41 @@ describe('secrets reached without naming them', () => {
     expect(decision, `${command} → ${decision.rule}: ${decision.reason}`).toMatchObject({ rule });
     expect(decision.decision).not.toBe('allow');
     expect((await decideShell(policy, command, ws2, 'isolated')).decision).toBe(underBwrap);
+  });
+
+  /** Recursive greps that leak under the process group: they run with the secret paths withheld. */
+  const WITHHELD = [
+    'grep -rn SECRET .',
+    'grep -r SECRET',
+    'grep -d recurse SECRET .',
+    'grep --directories=recurse SECRET',
+    'grep --rec -h . .',
+    // grep lets the last of contradictory --include/--exclude win: the sandbox's excludes go last.
+    "grep -rn '--include=.*' SECRET .",
+    // `..` from src is the workspace.
+    'cd src && grep -r SECRET ..',
+    'egrep -r "SECRET|plain" .',
+  ];
+
+  it.each(WITHHELD)('%s: leaks under the process group; the policy runs it with the secrets withheld, and says so', async (command) => {
+    const ran = await runCommand(command, { workspace: fresh(), timeoutMs: 10_000, outputCap: 20_000, mode: 'process' });
+    expect(leaks(ran.output), `${command} printed ${ran.output}`).not.toEqual([]);
+    const ws2 = fresh();
+    const decided = await decideShell(policy, command, ws2, 'process');
+    expect(decided.decision, `${decided.rule}: ${decided.reason}`).toBe('allow');
+    const guarded = await runCommand(command, { workspace: ws2, timeoutMs: 10_000, outputCap: 20_000, mode: 'process', secretPaths: policy.secret_paths });
+    expect(leaks(guarded.output), guarded.output).toEqual([]);
+    expect(guarded.output).toContain('grep: withheld from this output: files matching the secret paths (.env, ');
+  });
+
+  it('grep -rn TODO . with a root .env finds the TODOs and withholds the secret', async () => {
+    const ws1 = fresh();
+    writeFileSync(path.join(ws1, 'src/a.txt'), 'TODO: plain work\n');
+    writeFileSync(path.join(ws1, '.env'), 'TODO=ENV-SECRET-VALUE\n');
+    const ran = await runCommand('grep -rn TODO .', { workspace: ws1, timeoutMs: 10_000, outputCap: 20_000, mode: 'process', secretPaths: policy.secret_paths });
+    expect(ran.output).toContain('./src/a.txt:1:TODO: plain work');
+    expect(leaks(ran.output)).toEqual([]);
+    expect(ran.exitCode).toBe(0);
   });
 
   it('find -files0-from walks the folders a list names, outside the workspace too', async () => {
@@ -293,8 +324,10 @@ describe('secrets reached without naming them', () => {
     const big = path.join(ws1, 'big');
     mkdirSync(big);
     for (let i = 0; i < 20_001; i++) writeFileSync(path.join(big, `f${i}`), '');
-    const decision = await decideShell(policy, 'grep -r x big', ws1, 'process');
+    const decision = await decideShell(policy, 'mkdir -p e && diff -r big e', ws1, 'process');
     expect(decision).toMatchObject({ decision: 'deny', rule: 'recursive-secret' });
+    // grep needs no walk: the sandbox's grep excludes the secret paths wherever they lie.
+    expect(await decideShell(policy, 'grep -r x big', ws1, 'process')).toMatchObject({ decision: 'allow' });
   });
 });
 

@@ -1,5 +1,6 @@
 import path from 'node:path';
-import { ask, deny, type Decision } from '../decision.js';
+import { isExampleFile } from '../exampleFile.js';
+import { allow, ask, deny, type Decision } from '../decision.js';
 import type { ShellWord } from '../shellSyntax.js';
 import type { Inspection, ProgramCheck } from './types.js';
 import { isLongPrefix, recursiveSecretReads } from './recursiveRead.js';
@@ -106,11 +107,20 @@ export const inspectGit: ProgramCheck = (cmd, ctx) => {
     const refused = refusedOption(sub, v);
     if (refused) decisions.push(deny('git-dangerous-option', `git ${sub ?? ''} ${v} ${refused}`));
   }
-  pathArgs.push(...rest);
   // `HEAD:.env`, `:0:key.pem`: a file read from the repository's objects gets the path check too.
   for (const arg of rest) {
-    const object = arg.value !== null && !arg.value.startsWith('-') ? /^(?::[0-3]:|[^:]*:)(.+)$/.exec(arg.value) : null;
-    if (object && !object[1]!.startsWith('/')) pathArgs.push({ value: object[1]!, text: arg.text, glob: false });
+    const object = arg.value !== null && !arg.value.startsWith('-') ? /^(:[0-3]:|[^:]*:)(.+)$/.exec(arg.value) : null;
+    // A revision with no slash names no file of the work tree: the word is an object, judged by its path.
+    if (!object || object[1]!.includes('/')) pathArgs.push(arg);
+    if (!object || object[2]!.startsWith('/')) continue;
+    const file = object[2]!;
+    const decided = ctx.checkPath(file);
+    // `git show HEAD:.env.example` is judged like `cat .env.example`, by content: the content of that
+    // blob, which the git shim judges when it runs (a template blob holding anything but placeholders
+    // is refused there), not the work tree's file.
+    if (decided.decision !== 'allow' && decided.rule === 'secret-path' && isExampleFile(file)) {
+      decisions.push(allow('example-file', `${arg.value}: an example file's blob, shown only if it holds placeholders alone (git refuses any other)`, 'low'));
+    } else decisions.push(decided);
   }
   // `git grep --no-index` / `--untracked` and `git diff --no-index` read the folders' files, not the repository's.
   const options = rest.map((a) => a.value ?? '').filter((v) => v.startsWith('--'));

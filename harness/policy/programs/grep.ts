@@ -1,3 +1,4 @@
+import { allow } from '../decision.js';
 import type { Inspection, ProgramCheck } from './types.js';
 import { optionWords } from './longOptions.js';
 import { recursiveSecretReads } from './recursiveRead.js';
@@ -7,8 +8,9 @@ const SHORT_WITH_VALUE = 'efmABCdD';
 
 /**
  * `grep -r PATTERN [FOLDER…]` (also `-R`, `--recursive`, `-d recurse`, `--directories=recurse`)
- * reads every file below each folder, the current one when none is named: one that holds a secret
- * is refused under the process sandbox (recursiveRead).
+ * reads every file below each folder, the current one when none is named. Under the process sandbox
+ * one that holds a secret runs with the secret paths excluded by the sandbox's grep; with a `--`
+ * (after which grep would read the excludes as file names) it is refused (recursiveRead).
  */
 export const inspectGrep: ProgramCheck = (cmd, ctx) => {
   let recursive = false;
@@ -49,5 +51,13 @@ export const inspectGrep: ProgramCheck = (cmd, ctx) => {
   }
   if (!recursive) return { decisions: [] };
   const folders = patternGiven ? operands : operands.slice(1);
-  return { decisions: recursiveSecretReads('grep -r', folders.length > 0 ? folders : ['.'], ctx) } satisfies Inspection;
+  const searched = folders.length > 0 ? folders : ['.'];
+  // The sandbox's grep (harness/git/bin/grep) skips the secret paths with --exclude and says so: the
+  // secret is withheld, not the command refused. It adds nothing to a command line with a `--`.
+  if (ctx.sandbox === 'process' && !args.some((a) => a.value === '--')) {
+    const secret = searched.map((f) => ctx.secretUnder?.(f) ?? null).find((found) => found !== null);
+    if (secret === undefined || secret === null) return { decisions: [] };
+    return { decisions: [allow('recursive-secret-withheld', `grep -r reads every file under ${searched.join(' ')}, ${secret} among them: it runs with the secret paths excluded (--exclude), and its output says so`)] } satisfies Inspection;
+  }
+  return { decisions: recursiveSecretReads('grep -r', searched, ctx) } satisfies Inspection;
 };

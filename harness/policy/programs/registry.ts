@@ -4,6 +4,7 @@ import { inspectDiff } from './diff.js';
 import { inspectFind } from './find.js';
 import { inspectGit } from './git.js';
 import { inspectGrep } from './grep.js';
+import { inspectJq } from './jq.js';
 import { inspectNode, inspectNpm, inspectPython } from './interpreters.js';
 import { inspectSed } from './sed.js';
 import { inspectSet } from './set.js';
@@ -30,6 +31,7 @@ export const PROGRAM_CHECKS = {
   find: inspectFind,
   diff: inspectDiff,
   git: inspectGit,
+  jq: inspectJq,
   python: inspectPython,
   python3: inspectPython,
   node: inspectNode,

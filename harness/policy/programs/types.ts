@@ -11,6 +11,8 @@ export interface InspectContext {
   checkPath(p: string): Decision;
   /** Whether the command line names this path more than once (it may write it before the program reads it). */
   namedElsewhere?(p: string): boolean;
+  /** Whether the command line names this path at all (a file the program finds by itself, such as a jq module, may be written first). */
+  namedAnywhere?(p: string): boolean;
   /** Workspace symlinks leading out of it below a folder the command names (for programs that follow them). */
   outwardLinksUnder?(p: string): string[];
   /** The first secret at or below a folder the command names (for programs that read folders recursively), or null. */

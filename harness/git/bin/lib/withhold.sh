@@ -102,9 +102,17 @@ if [ -n "$operands" ]; then
   # Each operand, each end of a range, and each peeled (a tag of a blob shows the blob).
   wanted=$(printf '%s\n' "$operands" | sed -n 's/^\^//; s/\.\.\.*/\n/g; /./p' | sed -n '/./{p;s/$/^{}/p;}' | as_command cat-file --batch-check='%(objecttype) %(objectname)' 2>/dev/null)
   IFS=$nl
+  not_blob=
   for line in $wanted; do
     IFS=$old_ifs
     type=${line%% *} id=${line#* }
+    # A blob judged a public template (`git show HEAD:.env.example`) is shown whole, with no notice.
+    # (`REV:PATH^{}`, the peeled probe of a path, is missing; any other unreadable object counts.)
+    case $type:$line in
+      blob:*) printf '%s\n' "$TRACEGATE_PUBLIC_TEMPLATES" | cut -f1 | grep -qx "$id" || not_blob=1 ;;
+      *'^{} missing') ;;
+      *) not_blob=1 ;;
+    esac
     case $type in
       blob) printf '%s\n' "$blobs" | grep -qx "$id" && refuse "the object $id is the content of the secret path $tracked (or another secret path)" ;;
       tree)
@@ -116,6 +124,8 @@ if [ -n "$operands" ]; then
     esac
   done
   IFS=$old_ifs
+  # `git show REV:PATH …` naming public template blobs alone prints those blobs: nothing is withheld.
+  [ "$sub" = show ] && [ -n "$wanted" ] && [ -z "$not_blob" ] && return 0
 fi
 [ "$kind" = objects ] && return 0
 if [ "$kind" = walk ] && [ -n "$listing_only" ]; then
