@@ -127,8 +127,8 @@ describe('capture proxy protocol front-ends', () => {
         expect(usage).toEqual({ input_tokens: 33, output_tokens: 14 });
         const tools = spans.filter((s) => s.kind === 'tool');
         expect(tools).toHaveLength(1);
-        expect(tools[0]!.attributes).toMatchObject({ 'tool.name': 'read_note', 'tool.arguments': '{"path":"note.txt"}', 'result.preview': NOTE, 'result.ok': true });
-        if (protocol !== 'gemini') expect(tools[0]!.attributes['tool.call_id']).toBe('toolu_a1');
+        expect(tools[0]!.attributes).toMatchObject({ 'gen_ai.tool.name': 'read_note', 'gen_ai.tool.call.arguments': '{"path":"note.txt"}', 'gen_ai.tool.call.result': NOTE, 'result.ok': true });
+        if (protocol !== 'gemini') expect(tools[0]!.attributes['gen_ai.tool.call.id']).toBe('toolu_a1');
         expect(lastAnswer).toBe('The note says 42.');
         expect(readdirSync(dir)).toEqual(['note.json']);
 
@@ -140,7 +140,7 @@ describe('capture proxy protocol front-ends', () => {
         expect(replayed.runError).toBeNull();
         expect(replayed.exchanges.map((x) => x.source)).toEqual(['replayed', 'replayed']);
         const second = spansFromTraffic(replayed.exchanges, 'root');
-        expect(second.spans.filter((s) => s.kind === 'tool').map((s) => s.attributes['result.preview'])).toEqual([NOTE]);
+        expect(second.spans.filter((s) => s.kind === 'tool').map((s) => s.attributes['gen_ai.tool.call.result'])).toEqual([NOTE]);
         expect(second.usage).toEqual(usage);
       });
     }
