@@ -4,6 +4,7 @@ import { SANDBOX_REQUESTS, type SandboxRequest } from '../adapters/harnessAdapte
 import type { Adapter } from '../adapters/types.js';
 import type { McpServerSpec } from '../schema/mcpServer.js';
 import { createAdapter } from '../adapters/createAdapter.js';
+import { otherUpstreams } from '../adapters/createExternalAdapter.js';
 import { DEFAULT_OPENAI_BASE_URL, resolveSystem, secretsOf, type SystemPlan, type SystemRequest } from '../adapters/resolveSystem.js';
 import { preflight, type PreflightTarget } from '../provider/index.js';
 import { terminalSafe } from '../reporters/terminalSafe.js';
@@ -178,8 +179,11 @@ export function systemRequest(flags: RunFlags, variant: LoadedVariant | null, pr
 }
 
 /** The live endpoint a plan's model calls go to (the harness's, or the capture proxy's upstream); null for cassettes and no model. */
-function modelEndpointOf(plan: SystemPlan, flags: RunFlags): PreflightTarget | null {
+function modelEndpointOf(plan: SystemPlan, flags: RunFlags, env: SystemRequest['env']): PreflightTarget | null {
   if (plan.model.kind !== 'live') return null;
+  // An external agent on Anthropic's or Gemini's API with no OpenAI endpoint named: nothing of OpenAI's to check.
+  const otherUpstream = Object.keys(otherUpstreams(env)).length > 0;
+  if (plan.adapter !== 'harness' && plan.model.baseUrl === undefined && otherUpstream) return null;
   return {
     baseUrl: plan.model.baseUrl ?? DEFAULT_OPENAI_BASE_URL,
     apiKey: plan.model.apiKey ?? null,
@@ -193,7 +197,7 @@ function modelEndpointOf(plan: SystemPlan, flags: RunFlags): PreflightTarget | n
 export async function buildAdapter(flags: RunFlags, variant: LoadedVariant | null, prepared: PreparedRun): Promise<Adapter> {
   const request = systemRequest(flags, variant, prepared);
   const plan = resolveSystem(request);
-  const endpoint = modelEndpointOf(plan, flags);
+  const endpoint = modelEndpointOf(plan, flags, request.env);
   const warning = endpoint ? await preflight(endpoint) : null;
   if (warning) process.stderr.write(terminalSafe(`warning: ${warning}`) + '\n');
   const errorPatterns = prepared.suites.flatMap((s) => s.header.errorPatterns).map((p) => ({ pattern: safeRegex(p.pattern), error_type: p.error_type }));
