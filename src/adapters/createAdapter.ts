@@ -4,7 +4,7 @@ import type { ErrorPattern } from '../capture/trafficSpans.js';
 import type { Redactor } from '../schema/redact.js';
 import { createHarnessAdapter } from './harnessAdapter.js';
 import type { SystemPlan } from './resolveSystem.js';
-import { AdapterConfigError, type Adapter } from './types.js';
+import { AdapterConfigError, type Adapter } from '../schema/adapter.js';
 
 export interface AdapterDeps {
   redactor: Redactor;

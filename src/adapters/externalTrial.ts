@@ -15,7 +15,7 @@ import { assembleTrace, type TrialEvidence } from './assembleTrace.js';
 import { proxiedModel } from './proxiedModel.js';
 import { checkedTrace } from './checkedTrace.js';
 import { createRunDir } from '../orchestrator/workspaces.js';
-import type { AdapterRunContext } from './types.js';
+import type { AdapterRunContext } from '../schema/adapter.js';
 import type { RecordContent } from '../schema/recordContent.js';
 
 /** What the command and HTTP adapters share: the proxy, the model label, limits and rules. */

@@ -11,8 +11,8 @@ import type { Redactor } from '../schema/redact.js';
 import { parseAgentOutput } from './agentOutput.js';
 import { errorLineOf } from './errorLine.js';
 import { openExternalTrial, type ExternalAgentOptions } from './externalTrial.js';
-import { AGENT_RUN_ERROR } from './runErrorCodes.js';
-import type { Adapter, AdapterRunContext } from './types.js';
+import { AGENT_RUN_ERROR } from '../schema/runErrorCodes.js';
+import type { Adapter, AdapterRunContext } from '../schema/adapter.js';
 
 export const HTTP_AGENT_RETRIES = 3;
 const RESPONSE_CAP_BYTES = 4 * 1024 * 1024;

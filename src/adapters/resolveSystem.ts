@@ -1,7 +1,7 @@
 import { DEFAULT_RECORD_CONTENT, type RecordContent } from '../schema/recordContent.js';
 import type { HarnessSettings, McpServerSpec, SandboxRequest } from './harnessAdapter.js';
 import { splitCommand } from './splitCommand.js';
-import { AdapterConfigError } from './types.js';
+import { AdapterConfigError } from '../schema/adapter.js';
 
 /** Everything that decides which system and which model run: flags, environment, suite header, variant. */
 export interface SystemRequest {

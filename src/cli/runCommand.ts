@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { Option, type Command } from 'commander';
 import { SANDBOX_REQUESTS, type SandboxRequest } from '../adapters/harnessAdapter.js';
-import type { Adapter } from '../adapters/types.js';
+import type { Adapter } from '../schema/adapter.js';
 import type { McpServerSpec } from '../schema/mcpServer.js';
 import { createAdapter } from '../adapters/createAdapter.js';
 import { otherUpstreams } from '../adapters/createExternalAdapter.js';
@@ -16,7 +16,6 @@ import { safeRegex, type SafeRegex } from '../schema/safeRegex.js';
 import { MAX_TIMEOUT_MS, type Task } from '../schema/task.js';
 import { loadSuites, type LoadedSuite } from '../suite/loadSuite.js';
 import { executeRun } from '../runner/executeRun.js';
-import { ViewerTraces } from '../reporters/html/viewerTraces.js';
 import { CliError, EXIT } from './exitCodes.js';
 import { addGateOptions, artifactReporters, finishReport, GATE_HELP, loadGateInputs, type GateFlags, type GateInputs } from './finishReport.js';
 import { defaultProgressReporter, PROGRESS_REPORTER_NAMES, PROGRESS_REPORTERS, type ProgressReporterName } from '../reporters/progress.js';
@@ -209,8 +208,6 @@ export interface RunHooks {
   reporters: Reporters;
   /** The gate the run is judged by, for the header (gateSummary). */
   gate: string;
-  /** Packs each stored trace for report.html as it goes. */
-  viewerTraces?: ViewerTraces;
   /** compare --epochs auto: this side's stages run together with the other side's. */
   pairedSide?: PairedSide;
   /** The significance level --epochs auto spends over its looks (the gate's alpha). */
@@ -290,7 +287,8 @@ export async function runInto(prepared: PreparedRun, flags: RunFlags, variant: L
       settings: runSettingsOf(flags, variant, prepared, adapter),
       selection: { tags: flags.tag?.length ? flags.tag : null, grep: flags.grep ?? null, max_steps: flags.maxSteps ?? null, timeout_ms: flags.timeout },
       signal: controller.signal,
-      ...(hooks.viewerTraces && flags.html ? { viewerTraces: hooks.viewerTraces } : {}),
+      onTraceStored: (event) => reporters.traceStored(event),
+      onTracePacked: (file, packed) => reporters.tracePacked(file, packed),
       onTrialStart: (event) => reporters.emit('onTrialStart', event),
       onTrialEnd: (event) => {
         reporters.emit('onTrialEnd', event);
@@ -314,8 +312,8 @@ export function progressReporter(flags: Pick<RunFlags, 'quiet' | 'reporter'>, sh
 }
 
 /** The progress display, then the artifacts. */
-export function runReporters(flags: RunFlags, viewerTraces?: ViewerTraces): Reporters {
-  return new Reporters([progressReporter(flags), ...artifactReporters(flags.html, viewerTraces)]);
+export function runReporters(flags: RunFlags): Reporters {
+  return new Reporters([progressReporter(flags), ...artifactReporters(flags.html)]);
 }
 
 export function registerRun(program: Command, handle: (work: () => Promise<number>) => Promise<void>): void {
@@ -363,12 +361,11 @@ Exit codes: 0 gate passed, 1 gate failed, 2 bad input or usage, 3 could not run.
       checkBaselineShares(prepared.wholeRun, gateInputs.baseline);
       const outDir = path.resolve(flags.out);
       ensureWritableDir(outDir);
-      const viewerTraces = new ViewerTraces();
-      const reporters = runReporters(flags, viewerTraces);
+      const reporters = runReporters(flags);
       const report = await withAdapters([() => buildAdapter(flags, variant, prepared)], async ([adapter]) => {
         checkOutputFolder(outDir);
         checkResumeSettings(outDir, runSettingsOf(flags, variant, prepared, adapter!), flags.resume);
-        return runInto(prepared, flags, variant, outDir, adapter!, { reporters, gate: gateSummary(gateInputs), viewerTraces, alpha: gateInputs.rules.alpha });
+        return runInto(prepared, flags, variant, outDir, adapter!, { reporters, gate: gateSummary(gateInputs), alpha: gateInputs.rules.alpha });
       });
       return finishReport(report, outDir, flags, gateInputs, prepared.redactor, reporters);
     });

@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import ts from 'typescript';
@@ -50,4 +50,19 @@ export function setter(w: SpanWriter) { w.set({ 'tool.call_id': 'c' }); }
     // Nothing else: the valid line compiles.
     expect(errors).toHaveLength(5);
   }, 60_000);
+
+  it('the producers (harness, capture proxy, external-agent adapters) hold no untyped attribute record and assign no key by hand', () => {
+    const files = (dir: string): string[] =>
+      readdirSync(path.join(ROOT, dir), { withFileTypes: true, recursive: true })
+        .filter((e) => e.isFile() && e.name.endsWith('.ts'))
+        .map((e) => path.relative(ROOT, path.join(e.parentPath ?? (e as { path?: string }).path ?? '', e.name)));
+    // mergeSpans copies the attributes of spans an agent sent over OTLP, whatever their keys.
+    const producers = [...files('harness'), ...files('src/capture'), ...files('src/adapters')].filter((f) => f !== path.join('src', 'capture', 'mergeSpans.ts'));
+    expect(producers.length).toBeGreaterThan(20);
+    for (const file of producers) {
+      const text = readFileSync(path.join(ROOT, file), 'utf8');
+      expect(text, file).not.toMatch(/Record<string, AttributeValue/);
+      expect(text, file).not.toMatch(/attributes\[[^\]]+\]\s*=[^=]/);
+    }
+  });
 });
