@@ -5,6 +5,7 @@ import { SANDBOX_REQUESTS, type SandboxRequest } from '../adapters/harnessAdapte
 import type { Adapter } from '../schema/adapter.js';
 import type { McpServerSpec } from '../schema/mcpServer.js';
 import { createAdapter } from '../adapters/createAdapter.js';
+import { otherUpstreams } from '../adapters/createExternalAdapter.js';
 import { DEFAULT_OPENAI_BASE_URL, secretsOf, type SystemPlan } from '../adapters/resolveSystem.js';
 import { preflight, type PreflightTarget } from '../provider/index.js';
 import { terminalSafe } from '../reporters/terminalSafe.js';
@@ -102,7 +103,7 @@ export function addRunOptions(command: Command, { variant }: { variant: boolean 
         .choices(PROGRESS_REPORTER_NAMES),
     )
     .option('-q, --quiet', 'no progress at all (--reporter quiet)', false)
-    .option('--agent-cmd <command>', 'evaluate your own agent: run this program per trial (agent-input/v1 on stdin, answer on stdout; words split like a shell, no shell run)')
+    .option('--agent-cmd <command>', 'evaluate your own agent: run this program per trial (agent-input/v1 on stdin, answer on stdout; words split like a shell, no shell run). Its model calls (OpenAI Chat Completions or Responses, Anthropic Messages, Gemini) go through the capture proxy: OPENAI_BASE_URL, ANTHROPIC_BASE_URL and GOOGLE_GEMINI_BASE_URL point at it; its upstreams are --base-url, ANTHROPIC_BASE_URL/ANTHROPIC_API_KEY and GOOGLE_GEMINI_BASE_URL/GEMINI_API_KEY')
     .option('--agent-url <url>', 'evaluate your own agent behind HTTP: POST agent-input/v1 per trial, read agent-output/v1')
     .option('--agent-env <name...>', 'with --agent-cmd: also pass this environment variable to the agent (repeatable; the API key never is)')
     .option('--agent-header <header=env...>', 'with --agent-url: send header HEADER with the value of environment variable ENV (never written to output)');
@@ -178,8 +179,11 @@ export function resolveRunOf(flags: RunFlags, variant: LoadedVariant | null, pre
 }
 
 /** The live endpoint a plan's model calls go to (the harness's, or the capture proxy's upstream); null for cassettes and no model. */
-function modelEndpointOf(plan: SystemPlan, flags: RunFlags): PreflightTarget | null {
+function modelEndpointOf(plan: SystemPlan, flags: RunFlags, env: NodeJS.ProcessEnv): PreflightTarget | null {
   if (plan.model.kind !== 'live') return null;
+  // An external agent on Anthropic's or Gemini's API with no OpenAI endpoint named: nothing of OpenAI's to check.
+  const otherUpstream = Object.keys(otherUpstreams(env)).length > 0;
+  if (plan.adapter !== 'harness' && plan.model.baseUrl === undefined && otherUpstream) return null;
   return {
     baseUrl: plan.model.baseUrl ?? DEFAULT_OPENAI_BASE_URL,
     apiKey: plan.model.apiKey ?? null,
@@ -192,7 +196,7 @@ function modelEndpointOf(plan: SystemPlan, flags: RunFlags): PreflightTarget | n
 /** Checks the resolved run's model endpoint answers (exit 3 at once if not), and builds its adapter. */
 export async function buildAdapter(flags: RunFlags, run: ResolvedRun, prepared: PreparedRun): Promise<Adapter> {
   const plan = run.system;
-  const endpoint = modelEndpointOf(plan, flags);
+  const endpoint = modelEndpointOf(plan, flags, process.env);
   const warning = endpoint ? await preflight(endpoint) : null;
   if (warning) process.stderr.write(terminalSafe(`warning: ${warning}`) + '\n');
   const errorPatterns = prepared.suites.flatMap((s) => s.header.errorPatterns).map((p) => ({ pattern: safeRegex(p.pattern), error_type: p.error_type }));
