@@ -1,6 +1,7 @@
 import { accessSync, constants, existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { ErrorPattern } from '../capture/trafficSpans.js';
+import type { VolatileMask } from '../capture/cassetteNormalize.js';
 import type { Redactor } from '../schema/redact.js';
 import { createHarnessAdapter } from './harnessAdapter.js';
 import type { SystemPlan } from './resolveSystem.js';
@@ -12,6 +13,8 @@ export interface AdapterDeps {
   /** Values that must never reach an external agent (the upstream key). */
   secrets: string[];
   errorPatterns?: ErrorPattern[];
+  /** The suites' masking patterns for volatile values in tool output (cassette keys). */
+  maskPatterns?: VolatileMask[];
   cwd?: string;
   /** The run's -j: the ceiling of requests in flight to one model endpoint. */
   concurrency?: number;

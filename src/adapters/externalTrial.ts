@@ -1,4 +1,4 @@
-import { rm } from 'node:fs/promises';
+import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { CaptureProxy, TrialChannel } from '../capture/captureProxy.js';
 import type { OtlpReceiver } from '../capture/otlpReceiver.js';
@@ -47,6 +47,8 @@ export interface ExternalTrial {
   input: AgentInput;
   /** The root span's id (16 hex), chosen up front so TRACEPARENT can name it. */
   rootSpanId: string;
+  /** The trial's own empty HOME folder (TRACEGATE_HOME), removed with the trial. */
+  home: string;
   /** The agent's own limit: a little under the orchestrator's, so a hang is the agent's failure, not a run error. */
   agentTimeoutMs: number;
   /**
@@ -57,15 +59,20 @@ export interface ExternalTrial {
   dispose(): Promise<void>;
 }
 
-export async function openExternalTrial(task: Task, ctx: AdapterRunContext, options: ExternalAgentOptions): Promise<ExternalTrial> {
+/** `agentNow`: the agent's pinned clock at the trial's start (--agent-clock), its "today" in cassette keys. */
+export async function openExternalTrial(task: Task, ctx: AdapterRunContext, options: ExternalAgentOptions, agentNow: number | null = null): Promise<ExternalTrial> {
   const limit = task.timeoutMs ?? options.runTimeoutMs;
   // Named as a run folder of this process, so a later run removes it if this one is killed.
   const scratch = await createRunDir();
+  const home = path.join(scratch, 'home');
+  await mkdir(home, { mode: 0o700 });
   const agentTimeoutMs = Math.max(1, limit - Math.min(2_000, Math.max(250, Math.floor(limit * 0.2))));
   // The proxy retries provider faults until a little before the agent's own limit, so an outage is
   // the trial's PROVIDER_ERROR (an error), not the agent's timeout (a failure).
   const providerDeadline = Math.min(ctx.deadline, Date.now() + agentTimeoutMs - Math.min(1_000, Math.floor(agentTimeoutMs * 0.1)));
-  const channel = options.proxy.openTrial(task.id, { deadline: providerDeadline, park: ctx.park });
+  // What differs between trials and machines but is not the agent's choice: blanked in cassette keys.
+  const places = { workspace: ctx.workspace, homes: [home, process.env['HOME']], temps: [scratch, process.env['TMPDIR']], clocks: agentNow === null ? undefined : [Date.now(), agentNow] };
+  const channel = options.proxy.openTrial(task.id, { deadline: providerDeadline, park: ctx.park }, places);
   const otlp = otlpTrial(options.otlp);
   // The receiver keeps spans only of open trials' traces, and forgets them at dispose.
   options.otlp.open(otlp.traceId);
@@ -89,6 +96,7 @@ export async function openExternalTrial(task: Task, ctx: AdapterRunContext, opti
     otlp,
     input,
     rootSpanId: otlp.rootSpanId,
+    home,
     agentTimeoutMs,
     finish: async (end) => {
       const traffic = channel.close();

@@ -1,5 +1,7 @@
 import path from 'node:path';
 import { Option, type Command } from 'commander';
+import { CASSETTE_MATCHES, type CassetteMatch } from '../capture/cassetteStore.js';
+import { volatileMask } from '../capture/cassetteNormalize.js';
 import { SANDBOX_REQUESTS, type SandboxRequest } from '../adapters/harnessAdapter.js';
 import type { Adapter } from '../adapters/types.js';
 import type { McpServerSpec } from '../schema/mcpServer.js';
@@ -61,6 +63,8 @@ export interface RunFlags extends GateFlags {
   agentUrl?: string;
   agentEnv?: string[];
   agentHeader?: string[];
+  agentClock?: string;
+  cassetteMatch?: CassetteMatch;
 }
 
 /** The options shared by `run` and `compare`. */
@@ -73,6 +77,11 @@ export function addRunOptions(command: Command, { variant }: { variant: boolean 
     .option('--api-key-env <name>', 'environment variable that holds the API key', 'OPENAI_API_KEY')
     .option('--cassettes <dir>', 'replay model responses from this folder of cassettes (<task_id>.json each)')
     .option('--record <dir>', "record the live model's responses as cassettes into this folder")
+    .addOption(
+      new Option('--cassette-match <mode>', "how recorded cassettes answer an agent's calls: hash (the normalized request must be the recorded one; a change is a miss naming the step) or order (the nth call gets the nth recorded reply, whatever it asked: replays where a request varies in ways no mask covers, but never notices a changed request)")
+        .choices(CASSETTE_MATCHES)
+        .default('hash'),
+    )
     .option('--policy <file>', 'permission policy JSON for the harness (default: harness/policy/default-policy.json)')
     .addOption(
       new Option('--sandbox <mode>', 'how run_shell (or an --agent-cmd agent: its own PID namespace, nothing outlives the trial) is isolated: auto (bubblewrap when it works here, else a process group; the reason is in every trace and report), process, or bwrap (an error where bubblewrap cannot run). Under either, git runs with the repository\'s drivers off and tracked secrets withheld from its output; bubblewrap also masks secret paths and their git objects')
@@ -105,7 +114,8 @@ export function addRunOptions(command: Command, { variant }: { variant: boolean 
     .option('--agent-cmd <command>', 'evaluate your own agent: run this program per trial (agent-input/v1 on stdin, answer on stdout; words split like a shell, no shell run)')
     .option('--agent-url <url>', 'evaluate your own agent behind HTTP: POST agent-input/v1 per trial, read agent-output/v1')
     .option('--agent-env <name...>', 'with --agent-cmd: also pass this environment variable to the agent (repeatable; the API key never is)')
-    .option('--agent-header <header=env...>', 'with --agent-url: send header HEADER with the value of environment variable ENV (never written to output)');
+    .option('--agent-header <header=env...>', 'with --agent-url: send header HEADER with the value of environment variable ENV (never written to output)')
+    .option('--agent-clock <when>', "with --agent-cmd: run the agent under libfaketime (Debian package faketime) with its clock moved: an offset (+1d, -3h, +90m) or a start date (2026-01-05, 2026-01-05T10:00:00Z); also exported as TRACEGATE_AGENT_CLOCK");
   if (variant) command.option('--variant <file>', 'variant JSON overriding harness settings (system prompt, tool descriptions, model, ...)');
   return command;
 }
@@ -197,7 +207,8 @@ export async function buildAdapter(flags: RunFlags, variant: LoadedVariant | nul
   const warning = endpoint ? await preflight(endpoint) : null;
   if (warning) process.stderr.write(terminalSafe(`warning: ${warning}`) + '\n');
   const errorPatterns = prepared.suites.flatMap((s) => s.header.errorPatterns).map((p) => ({ pattern: safeRegex(p.pattern), error_type: p.error_type }));
-  return createAdapter(plan, { redactor: prepared.redactor, env: process.env, secrets: secretsOf(request), errorPatterns, concurrency: flags.concurrency });
+  const maskPatterns = prepared.suites.flatMap((s) => s.header.maskPatterns).map((p) => volatileMask(p.pattern, p.replacement));
+  return createAdapter(plan, { redactor: prepared.redactor, env: process.env, secrets: secretsOf(request), errorPatterns, maskPatterns, concurrency: flags.concurrency });
 }
 
 /** What a run's trial phase needs besides its tasks and adapter: who hears its events, and what its header says. */
