@@ -1,12 +1,34 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
+import path from 'node:path';
 
-/** Where Debian's `faketime` package puts its wrapper (libfaketime's LD_PRELOAD front end). */
-export const FAKETIME_BIN = '/usr/bin/faketime';
+/**
+ * libfaketime (Debian package faketime) as the dynamic loader sees it, or null where it is not
+ * installed. Preloaded directly rather than through the `faketime` wrapper, whose named semaphore
+ * is keyed by its pid: two agents in pid namespaces of their own (bubblewrap) both have pid 2.
+ */
+export function findLibfaketime(): string | null {
+  const roots = ['/usr/lib', '/usr/lib64', '/usr/local/lib'];
+  for (const root of roots) {
+    const dirs = [path.join(root, 'faketime')];
+    try {
+      for (const entry of readdirSync(root)) if (entry.includes('-linux-')) dirs.push(path.join(root, entry, 'faketime'));
+    } catch {
+      continue;
+    }
+    for (const dir of dirs) {
+      const lib = path.join(dir, 'libfaketime.so.1');
+      if (existsSync(lib)) return lib;
+    }
+  }
+  return null;
+}
 
 /** The agent's pinned clock (`--agent-clock`): the libfaketime spec and the instant it starts at. */
 export interface AgentClock {
   /** As given on the command line, exported to the agent as TRACEGATE_AGENT_CLOCK. */
   spec: string;
+  /** libfaketime's library, found when the flag was read. */
+  lib?: string;
   /** libfaketime's FAKETIME form: `@YYYY-MM-DD HH:MM:SS` (absolute, then ticking) or `+1d` (offset). */
   faketime: string;
   /** Milliseconds the agent's clock runs ahead of the real one (negative: behind), fixed at the trial's start. */
@@ -33,14 +55,11 @@ export function parseAgentClock(spec: string): AgentClock | string {
 }
 
 /**
- * The agent's command run under libfaketime, and the variables it needs: the monotonic clock is
- * left alone (Node's and Go's timers run on it) and an absolute start is read in UTC.
+ * The variables that run the agent under libfaketime: the library preloaded, its clock, the
+ * monotonic clock left alone (Node's and Go's timers run on it) and an absolute start read in UTC.
  */
-export function withAgentClock(argv: string[], clock: AgentClock): { argv: string[]; env: Record<string, string> } {
-  if (!existsSync(FAKETIME_BIN)) {
-    throw new Error(`--agent-clock needs libfaketime (${FAKETIME_BIN}, Debian package faketime); install it, or read TRACEGATE_AGENT_CLOCK in the agent's wrapper`);
-  }
-  const env: Record<string, string> = { FAKETIME_DONT_FAKE_MONOTONIC: '1', TRACEGATE_AGENT_CLOCK: clock.spec };
+export function agentClockEnv(clock: AgentClock, lib: string): Record<string, string> {
+  const env: Record<string, string> = { LD_PRELOAD: lib, FAKETIME: clock.faketime, FAKETIME_DONT_FAKE_MONOTONIC: '1', TRACEGATE_AGENT_CLOCK: clock.spec };
   if (clock.faketime.startsWith('@')) env['TZ'] = 'UTC';
-  return { argv: [FAKETIME_BIN, '-f', clock.faketime, ...argv], env };
+  return env;
 }

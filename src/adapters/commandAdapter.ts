@@ -10,7 +10,7 @@ import { AGENT_RUN_ERROR } from './runErrorCodes.js';
 import { trialEnvironment } from './trialEnvironment.js';
 import { chooseRunSandbox, type SandboxRequest } from './harnessAdapter.js';
 import type { Adapter, AdapterRunContext } from './types.js';
-import { withAgentClock, type AgentClock } from './agentClock.js';
+import { agentClockEnv, type AgentClock } from './agentClock.js';
 
 export interface CommandAdapterOptions extends ExternalAgentOptions {
   argv: string[];
@@ -67,10 +67,9 @@ export function createCommandAdapter(options: CommandAdapterOptions): Adapter {
           },
           options.secrets,
         );
-        const clocked = options.agentClock ? withAgentClock(options.argv, options.agentClock) : { argv: options.argv, env: {} };
-        Object.assign(env, clocked.env);
+        if (options.agentClock?.lib) Object.assign(env, agentClockEnv(options.agentClock, options.agentClock.lib));
         const result = await runAgentProcess({
-          argv: clocked.argv,
+          argv: options.argv,
           cwd: ctx.workspace,
           env,
           stdin: JSON.stringify(input) + '\n',

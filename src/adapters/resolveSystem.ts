@@ -2,8 +2,7 @@ import { DEFAULT_RECORD_CONTENT, type RecordContent } from '../schema/recordCont
 import type { HarnessSettings, McpServerSpec, SandboxRequest } from './harnessAdapter.js';
 import { splitCommand } from './splitCommand.js';
 import { AdapterConfigError } from './types.js';
-import { FAKETIME_BIN, parseAgentClock, type AgentClock } from './agentClock.js';
-import { existsSync } from 'node:fs';
+import { findLibfaketime, parseAgentClock, type AgentClock } from './agentClock.js';
 import type { CassetteMatch } from '../capture/cassetteStore.js';
 
 /** Everything that decides which system and which model run: flags, environment, suite header, variant. */
@@ -128,8 +127,9 @@ export function resolveSystem(req: SystemRequest): SystemPlan {
   if (flags.agentClock !== undefined) {
     const parsed = parseAgentClock(flags.agentClock);
     if (typeof parsed === 'string') bad(parsed);
-    if (!existsSync(FAKETIME_BIN)) bad(`--agent-clock needs libfaketime (${FAKETIME_BIN}: Debian package faketime); install it, or pin the clock in the agent's own wrapper`);
-    agentClock = parsed;
+    const lib = findLibfaketime();
+    if (!lib) bad("--agent-clock needs libfaketime (libfaketime.so.1, Debian package faketime); install it, or pin the clock in the agent's own wrapper from TRACEGATE_AGENT_CLOCK");
+    agentClock = { ...parsed, lib };
   }
   const maxSteps = flags.maxSteps ?? DEFAULT_MAX_STEPS;
   // Named as the variant file spells them.
