@@ -60,6 +60,7 @@ export function createCommandAdapter(options: CommandAdapterOptions): Adapter {
             traceId: input.trace_id,
             rootSpanId: trial.rootSpanId,
             baseUrl: input.openai_base_url,
+            rootUrl: trial.channel.rootUrl,
             apiKey: input.openai_api_key,
             model: options.modelName,
             otel: trial.otlp.env,

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { CaptureProxy } from '../capture/captureProxy.js';
+import { CaptureProxy, type CaptureProxyOptions } from '../capture/captureProxy.js';
 import { CassetteRecorder, CassetteReplay } from '../capture/cassetteStore.js';
 import { startOtlpReceiver } from '../capture/otlpReceiver.js';
 import type { VolatileMask } from '../capture/cassetteNormalize.js';
@@ -13,7 +13,20 @@ import { MODEL_CHOSEN_BY_AGENT, proxiedModel } from './proxiedModel.js';
 import { DEFAULT_OPENAI_BASE_URL, type ModelPlan, type SystemPlan } from './resolveSystem.js';
 import { AdapterConfigError, type Adapter } from './types.js';
 
-function externalModel(plan: ModelPlan, redactor: Redactor, concurrency: number, masks: readonly VolatileMask[]): { info: ModelInfo; proxy: CaptureProxy } {
+/**
+ * The Anthropic and Gemini upstreams of a live run, from the usual variables: each only when its key
+ * or base URL is set (otherwise a call in that protocol is NO_MODEL, naming the variables).
+ */
+export function otherUpstreams(env: Readonly<Record<string, string | undefined>>): NonNullable<CaptureProxyOptions['upstreams']> {
+  const out: NonNullable<CaptureProxyOptions['upstreams']> = {};
+  const anthropicKey = env['ANTHROPIC_API_KEY'] || null;
+  if (anthropicKey || env['ANTHROPIC_BASE_URL']) out.anthropic = { baseUrl: env['ANTHROPIC_BASE_URL'] || 'https://api.anthropic.com', apiKey: anthropicKey, keyHeader: 'x-api-key' };
+  const geminiKey = env['GEMINI_API_KEY'] || env['GOOGLE_API_KEY'] || null;
+  if (geminiKey || env['GOOGLE_GEMINI_BASE_URL']) out.gemini = { baseUrl: env['GOOGLE_GEMINI_BASE_URL'] || 'https://generativelanguage.googleapis.com', apiKey: geminiKey, keyHeader: 'x-goog-api-key' };
+  return out;
+}
+
+function externalModel(plan: ModelPlan, redactor: Redactor, concurrency: number, env: Readonly<Record<string, string | undefined>>, masks: readonly VolatileMask[]): { info: ModelInfo; proxy: CaptureProxy } {
   if (plan.kind === 'cassettes') {
     if (!existsSync(plan.dir)) throw new AdapterConfigError(`--cassettes ${plan.dir}: folder not found`);
     const replay = new CassetteReplay(plan.dir, plan.match);
@@ -26,13 +39,13 @@ function externalModel(plan: ModelPlan, redactor: Redactor, concurrency: number,
   const recorder = plan.record ? new CassetteRecorder(plan.record, baseUrl, redactor) : null;
   return {
     info: { provider: 'openai', mode: plan.record ? 'recording' : 'live', model: plan.model ?? MODEL_CHOSEN_BY_AGENT, base_url: baseUrl },
-    proxy: new CaptureProxy({ upstream: { baseUrl, apiKey: plan.apiKey ?? null }, replay: null, recorder, limiter: new EndpointLimiter({ max: Math.max(1, concurrency) }), redactor, masks }),
+    proxy: new CaptureProxy({ upstream: { baseUrl, apiKey: plan.apiKey ?? null }, upstreams: otherUpstreams(env), replay: null, recorder, limiter: new EndpointLimiter({ max: Math.max(1, concurrency) }), redactor, masks }),
   };
 }
 
 /** Starts an external agent's adapter (`--agent-cmd`, `--agent-url`): its capture proxy and OTLP receiver first. */
 export async function createExternalAdapter(plan: Exclude<SystemPlan, { adapter: 'harness' }>, argv: string[], deps: AdapterDeps): Promise<Adapter> {
-  const { info, proxy } = externalModel(plan.model, deps.redactor, deps.concurrency ?? 4, deps.maskPatterns ?? []);
+  const { info, proxy } = externalModel(plan.model, deps.redactor, deps.concurrency ?? 4, deps.env, deps.maskPatterns ?? []);
   await proxy.start();
   // One OTLP receiver per run, next to the proxy: spans of instrumented agents join their trial's trace.
   const otlp = await startOtlpReceiver({ openTracesOnly: true }).catch(async (error: unknown) => {

@@ -180,10 +180,16 @@ export function resolveSystem(req: SystemRequest): SystemPlan {
 }
 
 /** Values that must be redacted from every output: the upstream key and the HTTP agent's header values. */
+/** Keys of the Anthropic and Gemini upstreams, read from the environment like OPENAI_API_KEY. */
+export const OTHER_UPSTREAM_KEYS = ['ANTHROPIC_API_KEY', 'GEMINI_API_KEY', 'GOOGLE_API_KEY'] as const;
+
 export function secretsOf(req: Pick<SystemRequest, 'flags' | 'env'>): string[] {
   const out: string[] = [];
-  const key = req.env[req.flags.apiKeyEnv];
-  if (key) out.push(key);
+  // The OpenAI key, and the keys of the other protocols' upstreams the capture proxy holds.
+  for (const name of [req.flags.apiKeyEnv, ...OTHER_UPSTREAM_KEYS]) {
+    const key = req.env[name];
+    if (key) out.push(key);
+  }
   for (const pair of req.flags.agentHeader ?? []) {
     const value = req.env[pair.split('=')[1] ?? ''];
     if (value) out.push(value);

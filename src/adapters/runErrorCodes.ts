@@ -11,6 +11,8 @@ export const AGENT_RUN_ERROR = {
   CASSETTE_MISS: 'CASSETTE_MISS',
   /** The agent called a model, but the run has neither an upstream nor cassettes. */
   NO_MODEL: 'NO_MODEL',
+  /** The agent called an API or sent a body the capture proxy does not speak (named in the message). */
+  PROTOCOL_REFUSED: 'PROTOCOL_REFUSED',
   /** The HTTP agent could not be reached after retries. */
   AGENT_UNREACHABLE: 'AGENT_UNREACHABLE',
   /** The agent command could not be started at all. */

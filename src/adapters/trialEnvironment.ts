@@ -13,8 +13,10 @@ export interface TrialFacts {
   traceId: string;
   /** The trial's root span, the parent of anything an OpenTelemetry-instrumented agent exports. */
   rootSpanId: string;
-  /** The trial's own capture-proxy path and dummy key. */
+  /** The trial's own capture-proxy path (OpenAI's, ending in /v1) and dummy key. */
   baseUrl: string;
+  /** The trial's proxy root, for clients that append `/v1/…` or `/v1beta/…` themselves (Anthropic, Gemini); default baseUrl without /v1. */
+  rootUrl?: string | undefined;
   apiKey: string;
   /** The model named on the command line, if any, for agents that read OPENAI_MODEL. */
   model: string | null;
@@ -38,6 +40,7 @@ export function trialEnvironment(
   secrets: readonly string[],
 ): Record<string, string> {
   const env: Record<string, string> = {};
+  const root = facts.rootUrl ?? facts.baseUrl.replace(/\/v1\/?$/, '');
   for (const name of [...ENV_ALLOW_LIST, ...passNames]) {
     const value = parent[name];
     if (value !== undefined && !secrets.some((s) => s && value.includes(s))) env[name] = value;
@@ -53,6 +56,11 @@ export function trialEnvironment(
     TRACEPARENT: `00-${facts.traceId}-${facts.rootSpanId}-01`,
     OPENAI_BASE_URL: facts.baseUrl,
     OPENAI_API_KEY: facts.apiKey,
+    // The same trial path and key in every protocol's variables: Anthropic's and Gemini's clients find the proxy too.
+    ANTHROPIC_BASE_URL: root,
+    ANTHROPIC_API_KEY: facts.apiKey,
+    GOOGLE_GEMINI_BASE_URL: root,
+    GEMINI_API_KEY: facts.apiKey,
   });
   if (facts.model) env['OPENAI_MODEL'] = facts.model;
   if (facts.home) env['TRACEGATE_HOME'] = facts.home;

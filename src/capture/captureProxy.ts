@@ -1,12 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { z } from 'zod';
 import { AGENT_RUN_ERROR } from '../adapters/runErrorCodes.js';
-import { ChatMessagesSchema, describeIssues } from '../schema/agentIo.js';
 import { cutAtToken, patternRedactor, type Redactor } from '../schema/redact.js';
-import { requestHash } from '../schema/requestKey.js';
-import { ChunkAccumulator, completionBody, providerErrorOf, replyFromCompletion, SseParser, sseBody, type ChatReply } from './chatReply.js';
+import { requestHash, type KeyedRequest } from '../schema/requestKey.js';
+import { providerErrorOf, SseParser, type ChatReply } from './chatReply.js';
+import { describeCall, matchProtocol, SPOKEN, type Protocol, type ProtocolRoute, type StreamFolder, type UpstreamFamily } from './protocols/index.js';
 import type { CassetteRecorder, CassetteReplay } from './cassetteStore.js';
 import { CassetteNormalizer, type TrialPlaces, type VolatileMask } from './cassetteNormalize.js';
 import type { Exchange, TrialTraffic } from './exchange.js';
@@ -23,37 +22,31 @@ const MAX_REQUEST_BYTES = 32 * 1024 * 1024;
  * recording machine's environment values in a prompt or a tool result would key it differently on
  * every other machine.
  */
-function cassetteKeyed<R extends { messages: ChatRequest['messages']; tools?: unknown }>(request: R, stored: Redactor, normalizer: CassetteNormalizer): R {
+function cassetteKeyed(request: KeyedRequest, stored: Redactor, normalizer: CassetteNormalizer): KeyedRequest {
   const redacted = patternRedactor.deep({ ...request, messages: request.messages.map((m) => (m.role === 'assistant' ? stored.deep(m) : m)) });
   // Then what is not the agent's choice (the trial's folders, dates, per-request ids, the suite's masks).
   return { ...redacted, messages: normalizer.key(redacted.messages, true), ...(redacted.tools === undefined ? {} : { tools: normalizer.key(redacted.tools) }) };
 }
 
-const FunctionToolSchema = z.looseObject({ function: z.looseObject({ name: z.string(), description: z.string().optional(), parameters: z.unknown() }) });
-/** A `custom` tool (free-form input, GPT-5): its name and format in its own field. */
-const CustomToolSchema = z.looseObject({ type: z.literal('custom'), custom: z.looseObject({ name: z.string(), description: z.string().optional(), format: z.unknown() }) });
-type FunctionTool = z.infer<typeof FunctionToolSchema>;
-type CustomTool = z.infer<typeof CustomToolSchema>;
-
-const ChatRequestSchema = z.looseObject({
-  model: z.string().min(1),
-  messages: ChatMessagesSchema,
-  tools: z.array(z.union([FunctionToolSchema, CustomToolSchema])).optional(),
-  temperature: z.number().nullable().optional(),
-  stream: z.boolean().nullable().optional(),
-  stream_options: z.looseObject({ include_usage: z.boolean().optional() }).nullable().optional(),
-});
-type ChatRequest = z.infer<typeof ChatRequestSchema>;
-const isCustom = (t: FunctionTool | CustomTool): t is CustomTool => t['type'] === 'custom' && 'custom' in t;
-/** A tool as the request key sees it: a custom tool's format stands where a function's parameters do. */
-const keyedTool = (t: FunctionTool | CustomTool): FunctionTool =>
-  isCustom(t) ? { function: { name: t.custom.name, description: t.custom.description, parameters: t.custom.format } } : t;
-
-/** Agent headers passed upstream: they pick the account's organization, project or beta features. */
-const FORWARDED_HEADERS = ['openai-organization', 'openai-project', 'openai-beta'] as const;
+/** The trial key an agent sent: in its protocol's header, or Gemini's `?key=`. Undefined when it sent none. */
+function trialKeysSent(req: IncomingMessage, query: URLSearchParams): string[] {
+  const sent: string[] = [];
+  const auth = req.headers['authorization'];
+  if (typeof auth === 'string') sent.push(auth.replace(/^Bearer\s+/i, ''));
+  for (const header of ['x-api-key', 'x-goog-api-key']) {
+    const value = req.headers[header];
+    if (typeof value === 'string') sent.push(value);
+  }
+  const key = query.get('key');
+  if (key !== null) sent.push(key);
+  return sent;
+}
 
 export interface CaptureProxyOptions {
+  /** The OpenAI endpoint (Chat Completions and Responses). */
   upstream: Upstream | null;
+  /** The Anthropic and Gemini endpoints, when the run has them (ANTHROPIC_BASE_URL, GOOGLE_GEMINI_BASE_URL, …). */
+  upstreams?: Partial<Record<Exclude<UpstreamFamily, 'openai'>, Upstream>> | undefined;
   replay: CassetteReplay | null;
   recorder: CassetteRecorder | null;
   /** Adaptive concurrency for the upstream endpoint (the run's -j as its ceiling). */
@@ -72,7 +65,10 @@ export const DEFAULT_TRIAL_BUDGET_MS = 120_000;
 
 /** One trial's view of the proxy: its own base URL and dummy key, and the traffic seen on them. */
 export interface TrialChannel {
+  /** The trial's OpenAI base URL (`…/t/<token>/v1`). */
   baseUrl: string;
+  /** The trial's root (`…/t/<token>`): the Anthropic and Gemini base URL, which their clients append `/v1…` to. */
+  rootUrl: string;
   apiKey: string;
   /** Stops accepting calls on this trial's path and hands back what was seen. */
   close(): TrialTraffic;
@@ -150,6 +146,7 @@ export class CaptureProxy {
     this.trials.set(token, state);
     return {
       baseUrl: `${this.url}/t/${token}/v1`,
+      rootUrl: `${this.url}/t/${token}`,
       apiKey: state.apiKey,
       close: () => {
         state.open = false;
@@ -161,29 +158,51 @@ export class CaptureProxy {
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const match = /^\/t\/([0-9a-f]{24})(\/.*)?$/.exec((req.url ?? '').split('?')[0]!);
+    const [pathname = '', search = ''] = (req.url ?? '').split(/\?(.*)/s);
+    const match = /^\/t\/([0-9a-f]{24})(\/.*)?$/.exec(pathname);
     const trial = match ? this.trials.get(match[1]!) : undefined;
     if (!trial || !trial.open) return void this.sendError(res, 404, 'tracegate capture proxy: unknown or finished trial path');
-    const auth = req.headers['authorization'];
-    if (auth !== undefined && auth !== `Bearer ${trial.apiKey}`) {
-      return void this.sendError(res, 401, 'tracegate capture proxy: this is not the key of this trial (OPENAI_API_KEY)');
-    }
+    const query = new URLSearchParams(search);
     const route = (match![2] ?? '/').replace(/\/+$/, '');
-    if (req.method === 'GET' && route.endsWith('/models')) return this.models(trial, res);
-    if (req.method === 'POST' && route.endsWith('/chat/completions')) return this.chat(trial, req, res);
-    return void this.sendError(res, 404, `tracegate capture proxy: ${req.method} ${route} is not proxied (only POST chat/completions and GET models)`);
+    const method = req.method ?? 'GET';
+    const found = matchProtocol(method, route, query);
+    const sent = trialKeysSent(req, query);
+    if (sent.length && !sent.includes(trial.apiKey)) {
+      const names = found ? `${found.protocol.keyHeader === 'authorization' ? 'Authorization: Bearer' : found.protocol.keyHeader}` : 'its key header';
+      return void this.sendError(res, 401, `tracegate capture proxy: this is not the key of this trial (${names}; the trial's key is in OPENAI_API_KEY, ANTHROPIC_API_KEY and GEMINI_API_KEY)`);
+    }
+    if (!found) {
+      // An API the proxy does not speak: the run's limit, not the agent's crash. The trial errors, naming what was called.
+      const message = `this agent called ${describeCall(method, route)} at the proxy; tracegate's capture proxy speaks ${SPOKEN}, so the trial cannot be judged from its traffic`;
+      this.refuse(trial, message);
+      return void this.sendError(res, 404, `tracegate capture proxy: ${message}`, { 'x-should-retry': 'false' });
+    }
+    const { protocol, route: target } = found;
+    if (target.kind === 'probe') return void res.writeHead(200).end();
+    if (target.kind === 'models') return this.models(trial, res);
+    return this.generate(trial, protocol, target, req, res);
   }
 
-  /** Text on its way to an agent or a trace: the upstream key masked, then the run's redaction. */
+  /** A call the proxy refused: the trial errors (PROTOCOL_REFUSED) unless it already has an error the agent cannot get past. */
+  private refuse(trial: TrialState, message: string): void {
+    const full = this.scrub(`task ${trial.taskId}: ${message}`);
+    if (!trial.runError || trial.absorbable) Object.assign(trial, { runError: { code: AGENT_RUN_ERROR.PROTOCOL_REFUSED, message: full }, absorbable: false });
+  }
+
+  private upstreamOf(protocol: Protocol): Upstream | null {
+    return protocol.upstream === 'openai' ? this.options.upstream : (this.options.upstreams?.[protocol.upstream] ?? null);
+  }
+
+  /** Text on its way to an agent or a trace: the upstream keys masked, then the run's redaction. */
   private scrub(text: string): string {
-    const key = this.options.upstream?.apiKey;
-    const masked = key ? text.split(key).join(KEY_MASK) : text;
+    const keys = [this.options.upstream?.apiKey, this.options.upstreams?.anthropic?.apiKey, this.options.upstreams?.gemini?.apiKey].filter((k): k is string => !!k);
+    const masked = keys.reduce((t, key) => t.split(key).join(KEY_MASK), text);
     return this.options.redactor ? this.options.redactor.text(masked) : masked;
   }
 
   private sendError(res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void {
     res.writeHead(status, { 'content-type': 'application/json', ...headers });
-    res.end(JSON.stringify({ error: { message: this.scrub(message), type: 'tracegate_proxy_error', code: null, param: null } }));
+    res.end(JSON.stringify({ type: 'error', error: { message: this.scrub(message), type: 'tracegate_proxy_error', code: null, param: null } }));
   }
 
   private async models(trial: TrialState, res: ServerResponse): Promise<void> {
@@ -204,17 +223,51 @@ export class CaptureProxy {
     res.end(JSON.stringify({ object: 'list', data: ids.map((id) => ({ id, object: 'model', created: 0, owned_by: 'tracegate-cassette' })) }));
   }
 
-  private async chat(trial: TrialState, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  /** Agent headers of the protocol passed upstream (API version, beta features, account). */
+  private forwarded(protocol: Protocol, req: IncomingMessage): Record<string, string> {
+    return Object.fromEntries(protocol.forwardedHeaders.flatMap((h) => (typeof req.headers[h] === 'string' ? [[h, req.headers[h]]] : [])));
+  }
+
+  /** A count-tokens call: passed upstream when there is one, otherwise answered with an estimate. Not a model call. */
+  private async countTokens(trial: TrialState, protocol: Protocol, target: ProtocolRoute, req: IncomingMessage, raw: string, res: ServerResponse): Promise<void> {
+    const upstream = this.upstreamOf(protocol);
+    if (!upstream || this.options.replay) {
+      let body: unknown = null;
+      try {
+        body = JSON.parse(raw);
+      } catch {
+        // An estimate of nothing.
+      }
+      res.writeHead(200, { 'content-type': 'application/json' });
+      return void res.end(JSON.stringify(protocol.countTokens?.(body) ?? {}));
+    }
+    try {
+      const response = await forwardUpstream(upstream, target.upstreamPath, { method: 'POST', body: raw, headers: this.forwarded(protocol, req), signal: trial.controller.signal }, trial.budget);
+      const body = Buffer.from(await response.arrayBuffer());
+      res.writeHead(response.status, { 'content-type': response.headers.get('content-type') ?? 'application/json' });
+      res.end(response.ok ? scrubKeyBytes(body, upstream.apiKey) : this.scrub(body.toString('utf8')));
+    } catch (error) {
+      this.sendError(res, 502, `tracegate capture proxy: count tokens: ${(error as Error).message}`);
+    }
+  }
+
+  private async generate(trial: TrialState, protocol: Protocol, target: ProtocolRoute, req: IncomingMessage, res: ServerResponse): Promise<void> {
     const raw = await readBody(req);
     if (raw === null) return void this.sendError(res, 413, `tracegate capture proxy: request over ${MAX_REQUEST_BYTES} bytes`, { connection: 'close' });
-    let parsed: ChatRequest;
+    if (target.kind === 'count-tokens') return this.countTokens(trial, protocol, target, req, raw, res);
+    const refused = (why: string) => {
+      const message = `this agent called ${describeCall(req.method ?? 'POST', target.upstreamPath.split('?')[0]!)} at the proxy with a body it cannot read: ${why}`;
+      this.refuse(trial, message);
+      this.sendError(res, 400, `tracegate capture proxy: ${message}`, { 'x-should-retry': 'false' });
+    };
+    let body: unknown;
     try {
-      const result = ChatRequestSchema.safeParse(JSON.parse(raw));
-      if (!result.success) return void this.sendError(res, 400, `tracegate capture proxy: not a chat-completions request: ${describeIssues(result.error)}`);
-      parsed = result.data;
+      body = JSON.parse(raw);
     } catch (error) {
-      return void this.sendError(res, 400, `tracegate capture proxy: request body is not JSON: ${(error as Error).message}`);
+      return refused(`the body is not JSON: ${(error as Error).message}`);
     }
+    const parsed = protocol.read(body, target);
+    if (typeof parsed === 'string') return refused(parsed);
     const step = ++trial.calls;
     this.modelsSeen.add(parsed.model);
     const exchange: Exchange = {
@@ -223,11 +276,12 @@ export class CaptureProxy {
       ended: '',
       model: parsed.model,
       messages: parsed.messages,
-      toolNames: (parsed.tools ?? []).map((t) => keyedTool(t).function.name),
-      streamed: parsed.stream === true,
+      toolNames: parsed.toolNames,
+      streamed: parsed.streamed,
       source: 'none',
       reply: null,
       error: null,
+      protocol: protocol.id,
     };
     trial.exchanges.push(exchange);
     const fail = (code: string, message: string, absorbable = false) => {
@@ -235,12 +289,13 @@ export class CaptureProxy {
       // The first fault is the trial's, except that one the agent may still get past gives way to one it cannot.
       if (!trial.runError || (trial.absorbable && !absorbable)) Object.assign(trial, { runError: { code, message: full }, absorbable });
       exchange.error = full;
-      // x-should-retry: the openai clients would otherwise retry a fault no retry can fix.
+      // x-should-retry: the openai and anthropic clients would otherwise retry a fault no retry can fix.
       this.sendError(res, 502, `tracegate: ${full}`, { 'x-should-retry': 'false' });
     };
-    const { replay, upstream, recorder } = this.options;
+    const { replay, recorder } = this.options;
+    const upstream = this.upstreamOf(protocol);
     // The cassette key (a redaction and a hash of the whole conversation) only when a cassette is read or written.
-    const hash = replay || recorder ? requestHash(cassetteKeyed({ ...parsed, tools: parsed.tools?.map(keyedTool) }, this.options.redactor ?? patternRedactor, trial.normalizer)) : '';
+    const hash = replay || recorder ? requestHash(cassetteKeyed(parsed.keyed, this.options.redactor ?? patternRedactor, trial.normalizer)) : '';
     const occurrence = (trial.sent.get(hash) ?? 0) + 1;
     trial.sent.set(hash, occurrence);
     try {
@@ -251,21 +306,27 @@ export class CaptureProxy {
         // The recording's places (its workspace, HOME) become this trial's own.
         const reply = trial.normalizer.replyFromStored(found);
         exchange.reply = reply;
-        return void sendReply(res, reply, parsed, step);
+        const written = protocol.write(reply, parsed, step);
+        res.writeHead(200, { 'content-type': written.contentType, ...(written.contentType === 'text/event-stream' ? { 'cache-control': 'no-cache' } : {}) });
+        return void res.end(written.body);
       }
       if (!upstream) {
-        return fail(AGENT_RUN_ERROR.NO_MODEL, 'the agent called a model, but this run has none: pass --base-url URL (or OPENAI_BASE_URL) for a live endpoint, or --cassettes DIR to replay');
+        const hint =
+          protocol.upstream === 'openai'
+            ? 'pass --base-url URL (or OPENAI_BASE_URL) for a live endpoint'
+            : protocol.upstream === 'anthropic'
+              ? 'set ANTHROPIC_API_KEY (and ANTHROPIC_BASE_URL for another endpoint) for a live endpoint'
+              : 'set GEMINI_API_KEY (and GOOGLE_GEMINI_BASE_URL for another endpoint) for a live endpoint';
+        return fail(AGENT_RUN_ERROR.NO_MODEL, `the agent called a model (${protocol.label}), but this run has none for it: ${hint}, or --cassettes DIR to replay`);
       }
       exchange.source = 'live';
-      // The query string (Azure's api-version) and the account headers go upstream with the call.
-      const query = /\?.*$/.exec(req.url ?? '')?.[0] ?? '';
-      const headers = Object.fromEntries(FORWARDED_HEADERS.flatMap((h) => (typeof req.headers[h] === 'string' ? [[h, req.headers[h]]] : [])));
-      const response = await forwardUpstream(upstream, `/chat/completions${query}`, { method: 'POST', body: raw, headers, signal: trial.controller.signal, stream: parsed.stream === true }, trial.budget);
+      // The query string (Azure's api-version, Anthropic's beta=true, Gemini's alt=sse) and the account headers go upstream with the call.
+      const response = await forwardUpstream(upstream, target.upstreamPath, { method: 'POST', body: raw, headers: this.forwarded(protocol, req), signal: trial.controller.signal, stream: parsed.streamed }, trial.budget);
       if (!response.ok) {
         // Provider faults (429, 5xx, hangs, resets) were retried within the trial's budget, and
         // one that outlasted it threw ProviderFaultError (PROVIDER_ERROR, below).
         const text = this.scrub(await response.text());
-        const refusal = configurationFault(response.status, text);
+        const refusal = configurationFault(response.status, text, protocol);
         if (refusal) return fail(AGENT_RUN_ERROR.PROVIDER_ERROR, refusal);
         // Another 4xx is the agent's own request being refused: pass it on and let the agent deal with it.
         exchange.error = `upstream answered HTTP ${response.status}: ${cutAtToken(text, 300)}`;
@@ -273,8 +334,8 @@ export class CaptureProxy {
         return;
       }
       const outcome = (response.headers.get('content-type') ?? '').includes('text/event-stream')
-        ? await pipeStream(response, res, upstream.apiKey, trial.budget.deadline)
-        : await passCompletion(response, res, upstream.apiKey);
+        ? await pipeStream(response, res, upstream.apiKey, trial.budget.deadline, protocol.folder())
+        : await passWhole(response, res, upstream.apiKey, protocol);
       if (outcome.error !== null) {
         // A provider error in a 200 (a stream's error frame, an error body): the provider's fault,
         // not the agent's, even when the agent then crashes on it.
@@ -289,7 +350,7 @@ export class CaptureProxy {
       exchange.reply = outcome.reply;
       if (!outcome.cut && trial.absorbable) Object.assign(trial, { runError: null, absorbable: false });
       // A stream cut short is passed on as it came, but a cassette keeps only whole replies.
-      if (outcome.cut) exchange.error = 'the upstream stream ended with neither a finish_reason nor data: [DONE] (cut short); not recorded';
+      if (outcome.cut) exchange.error = 'the upstream stream ended before it said it was finished (cut short); not recorded';
       else recorder?.add(trial.taskId, hash, parsed.model, trial.normalizer.replyToStored(outcome.reply), occurrence);
     } catch (error) {
       if (trial.controller.signal.aborted) return void res.destroy();
@@ -325,31 +386,22 @@ function readBody(req: IncomingMessage): Promise<string | null> {
   });
 }
 
-function sendReply(res: ServerResponse, reply: ChatReply, request: ChatRequest, step: number): void {
-  const id = `chatcmpl-tracegate-${step}`;
-  const created = Math.floor(Date.now() / 1000);
-  if (request.stream) {
-    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-    res.end(sseBody(reply, id, created, request.stream_options?.include_usage === true));
-  } else {
-    res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify(completionBody(reply, id, created)));
-  }
-}
+const KEY_VARIABLES: Record<UpstreamFamily, string> = { openai: 'OPENAI_API_KEY or --api-key-env', anthropic: 'ANTHROPIC_API_KEY', gemini: 'GEMINI_API_KEY' };
+const BASE_VARIABLES: Record<UpstreamFamily, string> = { openai: '--base-url or OPENAI_BASE_URL', anthropic: 'ANTHROPIC_BASE_URL', gemini: 'GOOGLE_GEMINI_BASE_URL' };
 
 /**
  * A refusal that no agent could avoid (the key tracegate holds is wrong, the endpoint or model does
  * not exist): the run's configuration, not the agent's request. Null for any other status.
  */
-function configurationFault(status: number, body: string): string | null {
+function configurationFault(status: number, body: string, protocol: Protocol): string | null {
   let detail = cutAtToken(body, 300);
   try {
     detail = providerErrorOf(JSON.parse(body)) ?? detail;
   } catch {
     // Not JSON: the body's text as it came.
   }
-  if (status === 401 || status === 403) return `the upstream refused tracegate's key (HTTP ${status}: ${detail}); check the key variable (OPENAI_API_KEY or --api-key-env) and --base-url`;
-  if (status === 404) return `the upstream has no such model or endpoint (HTTP 404: ${detail}); check the model name and --base-url`;
+  if (status === 401 || status === 403) return `the upstream refused tracegate's key (HTTP ${status}: ${detail}); check the key variable (${KEY_VARIABLES[protocol.upstream]}) and the base URL`;
+  if (status === 404) return `the upstream has no such model or endpoint (HTTP 404: ${detail}); check the model name and the base URL (${BASE_VARIABLES[protocol.upstream]})`;
   return null;
 }
 
@@ -387,29 +439,17 @@ interface UpstreamOutcome {
 
 /**
  * Streams the upstream's SSE bytes to the agent as they come (an error frame too: the agent's client
- * raises it), folding the chunks into one reply.
+ * raises it), folding the protocol's events into one reply.
  */
-async function pipeStream(response: Response, res: ServerResponse, key: string | null, deadline: number): Promise<UpstreamOutcome> {
+async function pipeStream(response: Response, res: ServerResponse, key: string | null, deadline: number, folder: StreamFolder): Promise<UpstreamOutcome> {
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
   const parser = new SseParser();
-  const accumulator = new ChunkAccumulator();
   const decoder = new TextDecoder();
   const scrubber = new KeyScrubber(key);
   let error: string | null = null;
-  let done = false;
   const onEvent = (data: string, event: string | null): void => {
-    if (data === '[DONE]') return void (done = true);
-    let chunk: unknown;
-    try {
-      chunk = JSON.parse(data);
-    } catch {
-      // A malformed chunk is passed on untouched; the agent's client decides what it means.
-      if (event === 'error') error ??= cutAtToken(data, 300);
-      return;
-    }
-    const problem = providerErrorOf(chunk) ?? (event === 'error' ? cutAtToken(data, 300) : null);
-    if (problem !== null) error ??= problem;
-    else accumulator.add(chunk);
+    const problem = folder.add(data, event);
+    if (problem !== null) error ??= cutAtToken(problem, 300);
   };
   const reader = response.body!.getReader();
   // An agent that hangs up mid-stream: stop reading (and paying for) the rest of the upstream's answer.
@@ -426,12 +466,11 @@ async function pipeStream(response: Response, res: ServerResponse, key: string |
   if (tail) parser.push(tail, onEvent);
   parser.end(onEvent);
   res.end(tail);
-  const reply = accumulator.reply();
-  return { reply, error, cut: !done && reply.finishReason === null };
+  return { reply: folder.reply(), error, cut: !folder.complete() };
 }
 
-/** A 2xx completion passed to the agent, unless it is an error body (the caller answers that). */
-async function passCompletion(response: Response, res: ServerResponse, key: string | null): Promise<UpstreamOutcome> {
+/** A 2xx whole reply passed to the agent, unless it is an error body (the caller answers that). */
+async function passWhole(response: Response, res: ServerResponse, key: string | null, protocol: Protocol): Promise<UpstreamOutcome> {
   const body = scrubKeyBytes(Buffer.from(await response.arrayBuffer()), key);
   let parsed: unknown = null;
   try {
@@ -439,7 +478,7 @@ async function passCompletion(response: Response, res: ServerResponse, key: stri
   } catch {
     // forwardUpstream accepted it as JSON; a charset other than UTF-8 still reaches the agent as sent.
   }
-  const error = providerErrorOf(parsed);
+  const error = protocol.errorOf(parsed);
   if (error === null) res.writeHead(200, { 'content-type': response.headers.get('content-type') ?? 'application/json' }).end(body);
-  return { reply: replyFromCompletion(parsed), error, cut: false };
+  return { reply: protocol.fold(parsed), error, cut: false };
 }

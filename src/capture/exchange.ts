@@ -1,3 +1,4 @@
+import type { ProtocolId } from './protocols/types.js';
 import type { ChatMessage } from '../schema/agentIo.js';
 import type { ChatReply } from './chatReply.js';
 
@@ -16,6 +17,8 @@ export interface Exchange {
   reply: ChatReply | null;
   /** Why there is no reply (upstream status, cassette miss, ...). */
   error: string | null;
+  /** The wire protocol of the call (absent: chat completions, or a handed-over messages array). */
+  protocol?: ProtocolId;
 }
 
 /** What one trial's proxy path saw, plus the fault that makes the trial errored (if any). */

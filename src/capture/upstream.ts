@@ -10,6 +10,8 @@ export interface Upstream {
   /** e.g. https://api.openai.com/v1 (no trailing slash needed). */
   baseUrl: string;
   apiKey: string | null;
+  /** The header the key goes in: `authorization` (Bearer, the default), `x-api-key` (Anthropic), `x-goog-api-key` (Gemini). */
+  keyHeader?: 'authorization' | 'x-api-key' | 'x-goog-api-key' | undefined;
 }
 
 /** The trial's time budget and what its retries may lean on. */
@@ -62,7 +64,10 @@ export async function forwardUpstream(
   const url = upstream.baseUrl.replace(/\/+$/, '') + subPath;
   const headers: Record<string, string> = { ...init.headers, accept: 'application/json, text/event-stream' };
   if (init.body !== undefined) headers['content-type'] = 'application/json';
-  if (upstream.apiKey) headers['authorization'] = `Bearer ${upstream.apiKey}`;
+  if (upstream.apiKey) {
+    const header = upstream.keyHeader ?? 'authorization';
+    headers[header] = header === 'authorization' ? `Bearer ${upstream.apiKey}` : upstream.apiKey;
+  }
   // A stream's 2xx is kept aside unread and the retry loop gets an empty stand-in, so the loop
   // retries what fails before the body starts and never buffers a stream. The trial's signal still
   // cancels the kept stream (the loop's per-attempt signal ends with the attempt).

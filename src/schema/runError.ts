@@ -16,6 +16,8 @@ export const RUN_ERROR_CODES = [
   'CASSETTE_MISS',
   /** An external agent called a model, but the run has neither an upstream nor cassettes. */
   'NO_MODEL',
+  /** An external agent called an API (or sent a body) the capture proxy does not speak; the message names it. */
+  'PROTOCOL_REFUSED',
   /** The HTTP agent could not be reached after retries. */
   'AGENT_UNREACHABLE',
   /** The agent command could not be started at all. */
