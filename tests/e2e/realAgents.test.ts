@@ -19,6 +19,7 @@ const UPSTREAM_KEY = 'sk-upstream-0123456789abcdefghijklmnop';
 const AGENTS = [
   { name: 'langgraph', installed: 'langgraph/node_modules/@langchain/langgraph/package.json', cmd: 'node examples/agents/langgraph/agent.mjs' },
   { name: 'opencode', installed: 'opencode/node_modules/.bin/opencode', cmd: 'node examples/agents/opencode/run.mjs' },
+  { name: 'qwen', installed: 'qwen/node_modules/.bin/qwen', cmd: 'node examples/agents/qwen/run.mjs' },
 ] as const;
 
 const text = (content: unknown): string => (typeof content === 'string' ? content : JSON.stringify(content ?? ''));
