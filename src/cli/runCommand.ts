@@ -339,6 +339,8 @@ Models:
   --cassettes DIR            replay cassettes (scripted or recorded); reports say so
   --model M --base-url URL   any OpenAI-compatible server (OpenAI, vLLM, Ollama, llama.cpp, LiteLLM)
   --record DIR               with a live model: also write its responses as cassettes
+  --cassette-match order     replay recordings by call order instead of by request hash
+  --agent-clock +1d          run an --agent-cmd agent under libfaketime with its clock moved
 
 Your own agent (see docs/agents.md):
   --agent-cmd 'python3 my_agent.py'   each trial runs the program in a fresh workspace copy, its own
