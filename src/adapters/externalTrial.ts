@@ -1,4 +1,4 @@
-import { mkdir, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { CaptureProxy, TrialChannel } from '../capture/captureProxy.js';
 import type { OtlpReceiver } from '../capture/otlpReceiver.js';
@@ -64,8 +64,8 @@ export async function openExternalTrial(task: Task, ctx: AdapterRunContext, opti
   const limit = task.timeoutMs ?? options.runTimeoutMs;
   // Named as a run folder of this process, so a later run removes it if this one is killed.
   const scratch = await createRunDir();
-  const home = path.join(scratch, 'home');
-  await mkdir(home, { mode: 0o700 });
+  // The trial's own empty HOME, a run folder of its own (the scratch folder holds only the trace file).
+  const home = await createRunDir();
   const agentTimeoutMs = Math.max(1, limit - Math.min(2_000, Math.max(250, Math.floor(limit * 0.2))));
   // The proxy retries provider faults until a little before the agent's own limit, so an outage is
   // the trial's PROVIDER_ERROR (an error), not the agent's timeout (a failure).
@@ -117,13 +117,16 @@ export async function openExternalTrial(task: Task, ctx: AdapterRunContext, opti
       // settle waits at most 5 × its grace: keep that inside what is left of the task's limit.
       const merged = await otlp.finish(trace, Math.max(0, Math.min(OTLP_GRACE_MS, (ctx.deadline - Date.now() - 100) / 5)));
       const dropped = options.otlp.dropped(otlp.traceId);
-      const marked = dropped === 0 ? merged : { ...merged, spans: merged.spans.map((s) => (s.span_id === otlp.rootSpanId ? { ...s, attributes: { ...s.attributes, [ATTR.agentOtlpDropped.key]: dropped } } : s)) };
+      const { adopted, ambiguous } = options.otlp.foreign(otlp.traceId);
+      // What the receiver did with this trial's spans beyond keeping them, on the root span.
+      const counts = { ...(dropped ? { [ATTR.agentOtlpDropped.key]: dropped } : {}), ...(adopted ? { [ATTR.agentOtlpAdopted.key]: adopted } : {}), ...(ambiguous ? { [ATTR.agentOtlpAmbiguous.key]: ambiguous } : {}) };
+      const marked = Object.keys(counts).length === 0 ? merged : { ...merged, spans: merged.spans.map((s) => (s.span_id === otlp.rootSpanId ? { ...s, attributes: { ...s.attributes, ...counts } } : s)) };
       return checkedTrace(marked);
     },
     dispose: async () => {
       channel.close();
       options.otlp.release(otlp.traceId);
-      await rm(scratch, { recursive: true, force: true }).catch(() => undefined);
+      await Promise.all([scratch, home].map((dir) => rm(dir, { recursive: true, force: true }).catch(() => undefined)));
     },
   };
 }
