@@ -11,6 +11,7 @@ import { AGENT_RUN_ERROR } from '../schema/runErrorCodes.js';
 import { trialEnvironment } from './trialEnvironment.js';
 import { chooseRunSandbox, type SandboxRequest } from './harnessAdapter.js';
 import type { Adapter, AdapterRunContext } from '../schema/adapter.js';
+import { agentClockEnv, type AgentClock } from './agentClock.js';
 
 export interface CommandAdapterOptions extends ExternalAgentOptions {
   argv: string[];
@@ -21,6 +22,8 @@ export interface CommandAdapterOptions extends ExternalAgentOptions {
   secrets: string[];
   /** --sandbox: `auto` runs the agent under bubblewrap when it works here, else as a plain process group. */
   sandbox?: SandboxRequest;
+  /** --agent-clock: the agent runs under libfaketime with this clock. */
+  agentClock?: AgentClock | null;
 }
 
 /** How much of the agent's stderr tail the root span keeps as evidence. */
@@ -42,7 +45,8 @@ export function createCommandAdapter(options: CommandAdapterOptions): Adapter {
     sandbox: choice.mode === 'bwrap' ? 'bubblewrap pid namespace' : 'process group',
     sandboxReason: choice.reason,
     async run(task: Task, ctx: AdapterRunContext): Promise<Trace> {
-      const trial = await openExternalTrial(task, ctx, options);
+      const clockNow = options.agentClock ? Date.now() + options.agentClock.offsetMs() : null;
+      const trial = await openExternalTrial(task, ctx, options, clockNow);
       try {
         const { input } = trial;
         const env = trialEnvironment(
@@ -61,9 +65,11 @@ export function createCommandAdapter(options: CommandAdapterOptions): Adapter {
             apiKey: input.openai_api_key,
             model: options.modelName,
             otel: trial.otlp.env,
+            home: trial.home,
           },
           options.secrets,
         );
+        if (options.agentClock?.lib) Object.assign(env, agentClockEnv(options.agentClock, options.agentClock.lib));
         const result = await runAgentProcess({
           argv: options.argv,
           cwd: ctx.workspace,

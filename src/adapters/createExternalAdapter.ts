@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { CaptureProxy, type CaptureProxyOptions } from '../capture/captureProxy.js';
 import { CassetteRecorder, CassetteReplay } from '../capture/cassetteStore.js';
 import { startOtlpReceiver } from '../capture/otlpReceiver.js';
+import type { VolatileMask } from '../capture/cassetteNormalize.js';
 import { EndpointLimiter } from '../provider/index.js';
 import type { Redactor } from '../schema/redact.js';
 import type { ModelInfo } from '../schema/trace.js';
@@ -25,26 +26,26 @@ export function otherUpstreams(env: Readonly<Record<string, string | undefined>>
   return out;
 }
 
-function externalModel(plan: ModelPlan, redactor: Redactor, concurrency: number, env: Readonly<Record<string, string | undefined>>): { info: ModelInfo; proxy: CaptureProxy } {
+function externalModel(plan: ModelPlan, redactor: Redactor, concurrency: number, env: Readonly<Record<string, string | undefined>>, masks: readonly VolatileMask[]): { info: ModelInfo; proxy: CaptureProxy } {
   if (plan.kind === 'cassettes') {
     if (!existsSync(plan.dir)) throw new AdapterConfigError(`--cassettes ${plan.dir}: folder not found`);
-    const replay = new CassetteReplay(plan.dir);
-    return { info: replay.info, proxy: new CaptureProxy({ upstream: null, replay, recorder: null, redactor }) };
+    const replay = new CassetteReplay(plan.dir, plan.match);
+    return { info: replay.info, proxy: new CaptureProxy({ upstream: null, replay, recorder: null, redactor, masks }) };
   }
   if (plan.kind === 'none') {
-    return { info: { provider: 'none', mode: 'none', model: 'none', base_url: null }, proxy: new CaptureProxy({ upstream: null, replay: null, recorder: null, redactor }) };
+    return { info: { provider: 'none', mode: 'none', model: 'none', base_url: null }, proxy: new CaptureProxy({ upstream: null, replay: null, recorder: null, redactor, masks }) };
   }
   const baseUrl = plan.baseUrl ?? DEFAULT_OPENAI_BASE_URL;
   const recorder = plan.record ? new CassetteRecorder(plan.record, baseUrl, redactor) : null;
   return {
     info: { provider: 'openai', mode: plan.record ? 'recording' : 'live', model: plan.model ?? MODEL_CHOSEN_BY_AGENT, base_url: baseUrl },
-    proxy: new CaptureProxy({ upstream: { baseUrl, apiKey: plan.apiKey ?? null }, upstreams: otherUpstreams(env), replay: null, recorder, limiter: new EndpointLimiter({ max: Math.max(1, concurrency) }), redactor }),
+    proxy: new CaptureProxy({ upstream: { baseUrl, apiKey: plan.apiKey ?? null }, upstreams: otherUpstreams(env), replay: null, recorder, limiter: new EndpointLimiter({ max: Math.max(1, concurrency) }), redactor, masks }),
   };
 }
 
 /** Starts an external agent's adapter (`--agent-cmd`, `--agent-url`): its capture proxy and OTLP receiver first. */
 export async function createExternalAdapter(plan: Exclude<SystemPlan, { adapter: 'harness' }>, argv: string[], deps: AdapterDeps): Promise<Adapter> {
-  const { info, proxy } = externalModel(plan.model, deps.redactor, deps.concurrency ?? 4, deps.env);
+  const { info, proxy } = externalModel(plan.model, deps.redactor, deps.concurrency ?? 4, deps.env, deps.maskPatterns ?? []);
   await proxy.start();
   // One OTLP receiver per run, next to the proxy: spans of instrumented agents join their trial's trace.
   const otlp = await startOtlpReceiver({ openTracesOnly: true }).catch(async (error: unknown) => {
@@ -64,7 +65,7 @@ export async function createExternalAdapter(plan: Exclude<SystemPlan, { adapter:
   };
   const adapter =
     plan.adapter === 'command'
-      ? createCommandAdapter({ ...shared, argv, passEnv: plan.passEnv, sandbox: plan.sandbox, parentEnv: deps.env, secrets: deps.secrets })
+      ? createCommandAdapter({ ...shared, argv, passEnv: plan.passEnv, sandbox: plan.sandbox, parentEnv: deps.env, secrets: deps.secrets, agentClock: plan.agentClock })
       : createHttpAdapter({ ...shared, url: plan.url, headers: plan.headers });
   return {
     ...adapter,

@@ -47,6 +47,8 @@ export interface ExternalTrial {
   input: AgentInput;
   /** The root span's id (16 hex), chosen up front so TRACEPARENT can name it. */
   rootSpanId: string;
+  /** The trial's own empty HOME folder (TRACEGATE_HOME), removed with the trial. */
+  home: string;
   /** The agent's own limit: a little under the orchestrator's, so a hang is the agent's failure, not a run error. */
   agentTimeoutMs: number;
   /**
@@ -57,15 +59,20 @@ export interface ExternalTrial {
   dispose(): Promise<void>;
 }
 
-export async function openExternalTrial(task: Task, ctx: AdapterRunContext, options: ExternalAgentOptions): Promise<ExternalTrial> {
+/** `agentNow`: the agent's pinned clock at the trial's start (--agent-clock), its "today" in cassette keys. */
+export async function openExternalTrial(task: Task, ctx: AdapterRunContext, options: ExternalAgentOptions, agentNow: number | null = null): Promise<ExternalTrial> {
   const limit = task.timeoutMs ?? options.runTimeoutMs;
   // Named as a run folder of this process, so a later run removes it if this one is killed.
   const scratch = await createRunDir();
+  // The trial's own empty HOME, a run folder of its own (the scratch folder holds only the trace file).
+  const home = await createRunDir();
   const agentTimeoutMs = Math.max(1, limit - Math.min(2_000, Math.max(250, Math.floor(limit * 0.2))));
   // The proxy retries provider faults until a little before the agent's own limit, so an outage is
   // the trial's PROVIDER_ERROR (an error), not the agent's timeout (a failure).
   const providerDeadline = Math.min(ctx.deadline, Date.now() + agentTimeoutMs - Math.min(1_000, Math.floor(agentTimeoutMs * 0.1)));
-  const channel = options.proxy.openTrial(task.id, { deadline: providerDeadline, park: ctx.park });
+  // What differs between trials and machines but is not the agent's choice: blanked in cassette keys.
+  const places = { workspace: ctx.workspace, homes: [home, process.env['HOME']], temps: [scratch, process.env['TMPDIR']], clocks: agentNow === null ? undefined : [Date.now(), agentNow] };
+  const channel = options.proxy.openTrial(task.id, { deadline: providerDeadline, park: ctx.park }, places);
   const otlp = otlpTrial(options.otlp);
   // The receiver keeps spans only of open trials' traces, and forgets them at dispose.
   options.otlp.open(otlp.traceId);
@@ -89,6 +96,7 @@ export async function openExternalTrial(task: Task, ctx: AdapterRunContext, opti
     otlp,
     input,
     rootSpanId: otlp.rootSpanId,
+    home,
     agentTimeoutMs,
     finish: async (end) => {
       const traffic = channel.close();
@@ -109,13 +117,16 @@ export async function openExternalTrial(task: Task, ctx: AdapterRunContext, opti
       // settle waits at most 5 × its grace: keep that inside what is left of the task's limit.
       const merged = await otlp.finish(trace, Math.max(0, Math.min(OTLP_GRACE_MS, (ctx.deadline - Date.now() - 100) / 5)));
       const dropped = options.otlp.dropped(otlp.traceId);
-      const marked = dropped === 0 ? merged : { ...merged, spans: merged.spans.map((s) => (s.span_id === otlp.rootSpanId ? { ...s, attributes: { ...s.attributes, ...spanAttributes({ 'agent.otlp_spans_dropped': dropped }) } } : s)) };
+      const { adopted, ambiguous } = options.otlp.foreign(otlp.traceId);
+      // What the receiver did with this trial's spans beyond keeping them, on the root span.
+      const counts = spanAttributes({ 'agent.otlp_spans_dropped': dropped || undefined, 'agent.otlp_spans_adopted': adopted || undefined, 'agent.otlp_spans_unattributed': ambiguous || undefined });
+      const marked = Object.keys(counts).length === 0 ? merged : { ...merged, spans: merged.spans.map((s) => (s.span_id === otlp.rootSpanId ? { ...s, attributes: { ...s.attributes, ...counts } } : s)) };
       return checkedTrace(marked);
     },
     dispose: async () => {
       channel.close();
       options.otlp.release(otlp.traceId);
-      await rm(scratch, { recursive: true, force: true }).catch(() => undefined);
+      await Promise.all([scratch, home].map((dir) => rm(dir, { recursive: true, force: true }).catch(() => undefined)));
     },
   };
 }

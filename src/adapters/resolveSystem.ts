@@ -3,6 +3,8 @@ import type { HarnessSettings, McpServerSpec, SandboxRequest } from './harnessAd
 import { splitCommand } from './splitCommand.js';
 import { RUN_DEFAULTS } from '../schema/runDefaults.js';
 import { AdapterConfigError } from '../schema/adapter.js';
+import { findLibfaketime, parseAgentClock, type AgentClock } from './agentClock.js';
+import type { CassetteMatch } from '../capture/cassetteStore.js';
 
 /** Everything that decides which system and which model run: flags, environment, suite header, variant. */
 export interface SystemRequest {
@@ -22,6 +24,10 @@ export interface SystemRequest {
     agentUrl?: string | undefined;
     agentEnv?: string[] | undefined;
     agentHeader?: string[] | undefined;
+    /** --agent-clock: the agent's pinned clock (libfaketime). */
+    agentClock?: string | undefined;
+    /** --cassette-match: recordings replayed by request hash (default) or by call order. */
+    cassetteMatch?: CassetteMatch | undefined;
   };
   env: Readonly<Record<string, string | undefined>>;
   suite: { cassettes: string | null; policy: string | null; mcpServers: McpServerSpec[] | null };
@@ -33,12 +39,12 @@ export interface SystemRequest {
 /** Where model calls go: a live endpoint (maybe recorded), cassettes, or nowhere. */
 export type ModelPlan =
   | { kind: 'live'; model: string | null; baseUrl: string | undefined; apiKey: string | undefined; record: string | undefined }
-  | { kind: 'cassettes'; dir: string }
+  | { kind: 'cassettes'; dir: string; match: CassetteMatch }
   | { kind: 'none' };
 
 export type SystemPlan =
   | { adapter: 'harness'; model: ModelPlan; policyFile: string | undefined; sandbox: SandboxRequest; settings: Partial<HarnessSettings> }
-  | { adapter: 'command'; argv: string[]; passEnv: string[]; sandbox: SandboxRequest; model: ModelPlan; timeoutMs: number; maxSteps: number; recordContent: RecordContent }
+  | { adapter: 'command'; argv: string[]; passEnv: string[]; sandbox: SandboxRequest; model: ModelPlan; timeoutMs: number; maxSteps: number; recordContent: RecordContent; agentClock: AgentClock | null }
   | { adapter: 'http'; url: string; headers: Record<string, string>; model: ModelPlan; timeoutMs: number; maxSteps: number; recordContent: RecordContent };
 
 /** Where a live model's calls go when no base URL is named. */
@@ -70,7 +76,7 @@ function modelPlan(req: SystemRequest, external: boolean): ModelPlan {
   if (provider === 'cassette') {
     if (!cassettes) bad('--provider cassette needs --cassettes DIR');
     if (flags.record) bad('--record needs a live model (--model / --base-url), not --cassettes');
-    return { kind: 'cassettes', dir: cassettes };
+    return { kind: 'cassettes', dir: cassettes, match: flags.cassetteMatch ?? 'hash' };
   }
   const model = variant?.settings.model || flags.model || env['OPENAI_MODEL'] || null;
   const baseUrl = flags.baseUrl || env['OPENAI_BASE_URL'] || undefined;
@@ -117,6 +123,15 @@ export function resolveSystem(req: SystemRequest): SystemPlan {
   if (flags.agentCmd && flags.agentUrl) bad('give --agent-cmd or --agent-url, not both');
   const external = Boolean(flags.agentCmd ?? flags.agentUrl);
   if (!external && (flags.agentEnv?.length || flags.agentHeader?.length)) bad('--agent-env and --agent-header apply only with --agent-cmd or --agent-url');
+  if (flags.agentClock !== undefined && flags.agentCmd === undefined) bad('--agent-clock applies only with --agent-cmd (the agent runs under libfaketime)');
+  let agentClock: AgentClock | null = null;
+  if (flags.agentClock !== undefined) {
+    const parsed = parseAgentClock(flags.agentClock);
+    if (typeof parsed === 'string') bad(parsed);
+    const lib = findLibfaketime();
+    if (!lib) bad("--agent-clock needs libfaketime (libfaketime.so.1, Debian package faketime); install it, or pin the clock in the agent's own wrapper from TRACEGATE_AGENT_CLOCK");
+    agentClock = { ...parsed, lib };
+  }
   // Named as the variant file spells them.
   const harnessOnly = Object.keys(req.variant?.settings.harness ?? {})
     .filter((k) => k !== 'maxSteps')
@@ -139,7 +154,7 @@ export function resolveSystem(req: SystemRequest): SystemPlan {
       if (!ENV_NAME.test(name)) bad(`--agent-env ${name}: not an environment variable name`);
       if (name === flags.apiKeyEnv) bad(`--agent-env ${name}: the upstream key never reaches the agent; it gets its own dummy key and base URL`);
     }
-    return { adapter: 'command', argv, passEnv, sandbox: flags.sandbox, model: modelPlan(req, true), timeoutMs: flags.timeout, maxSteps, recordContent };
+    return { adapter: 'command', argv, passEnv, sandbox: flags.sandbox, model: modelPlan(req, true), timeoutMs: flags.timeout, maxSteps, recordContent, agentClock };
   }
   if (flags.agentUrl !== undefined) {
     let url: URL;

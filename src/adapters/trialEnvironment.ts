@@ -22,6 +22,11 @@ export interface TrialFacts {
   model: string | null;
   /** OpenTelemetry exporter settings of the trial (OTEL_EXPORTER_OTLP_ENDPOINT, ...), from otlpTrial. */
   otel?: Record<string, string>;
+  /**
+   * The trial's own empty HOME (TRACEGATE_HOME), for wrappers that give the agent a fresh one: its
+   * path is blanked in cassette keys like the workspace's. HOME itself stays the caller's.
+   */
+  home?: string;
 }
 
 /**
@@ -58,5 +63,6 @@ export function trialEnvironment(
     GEMINI_API_KEY: facts.apiKey,
   });
   if (facts.model) env['OPENAI_MODEL'] = facts.model;
+  if (facts.home) env['TRACEGATE_HOME'] = facts.home;
   return env;
 }

@@ -7,6 +7,7 @@ import { requestHash, type KeyedRequest } from '../schema/requestKey.js';
 import { providerErrorOf, SseParser, type ChatReply } from './chatReply.js';
 import { describeCall, matchProtocol, SPOKEN, type Protocol, type ProtocolRoute, type StreamFolder, type UpstreamFamily } from './protocols/index.js';
 import type { CassetteRecorder, CassetteReplay } from './cassetteStore.js';
+import { CassetteNormalizer, type TrialPlaces, type VolatileMask } from './cassetteNormalize.js';
 import type { Exchange, TrialTraffic } from './exchange.js';
 import { KEY_MASK, KeyScrubber, scrubKeyBytes } from './keyScrubber.js';
 import { forwardUpstream, type Upstream, type UpstreamBudget } from './upstream.js';
@@ -21,8 +22,10 @@ const MAX_REQUEST_BYTES = 32 * 1024 * 1024;
  * recording machine's environment values in a prompt or a tool result would key it differently on
  * every other machine.
  */
-function cassetteKeyed(request: KeyedRequest, stored: Redactor): KeyedRequest {
-  return patternRedactor.deep({ ...request, messages: request.messages.map((m) => (m.role === 'assistant' ? stored.deep(m) : m)) });
+function cassetteKeyed(request: KeyedRequest, stored: Redactor, normalizer: CassetteNormalizer): KeyedRequest {
+  const redacted = patternRedactor.deep({ ...request, messages: request.messages.map((m) => (m.role === 'assistant' ? stored.deep(m) : m)) });
+  // Then what is not the agent's choice (the trial's folders, dates, per-request ids, the suite's masks).
+  return { ...redacted, messages: normalizer.key(redacted.messages, true), ...(redacted.tools === undefined ? {} : { tools: normalizer.key(redacted.tools) }) };
 }
 
 /** The trial key an agent sent: in its protocol's header, or Gemini's `?key=`. Undefined when it sent none. */
@@ -53,6 +56,8 @@ export interface CaptureProxyOptions {
    * (an upstream 401 may echo the key). The upstream key itself is masked in everything passed back.
    */
   redactor?: Redactor | undefined;
+  /** The suite's masking patterns for volatile values in tool output (cassette keys only). */
+  masks?: readonly VolatileMask[] | undefined;
 }
 
 /** A trial's budget when its adapter names none. */
@@ -84,6 +89,8 @@ interface TrialState extends TrialTraffic {
    * judged on what the agent then did. The failed call stays in the trace as an error span.
    */
   absorbable: boolean;
+  /** The trial's places and the suite's masks, for cassette keys and the paths in recorded replies. */
+  normalizer: CassetteNormalizer;
 }
 
 /**
@@ -120,7 +127,8 @@ export class CaptureProxy {
   }
 
   /** `budget`: the trial's deadline (and park): upstream faults are retried until then. */
-  openTrial(taskId: string, budget: Omit<UpstreamBudget, 'limiter'> = { deadline: Date.now() + DEFAULT_TRIAL_BUDGET_MS }): TrialChannel {
+  /** `places`: where the trial runs (workspace, HOME, scratch), blanked in its cassette keys. */
+  openTrial(taskId: string, budget: Omit<UpstreamBudget, 'limiter'> = { deadline: Date.now() + DEFAULT_TRIAL_BUDGET_MS }, places: TrialPlaces = {}): TrialChannel {
     const token = randomBytes(12).toString('hex');
     const state: TrialState = {
       taskId,
@@ -132,6 +140,7 @@ export class CaptureProxy {
       controller: new AbortController(),
       sent: new Map(),
       absorbable: false,
+      normalizer: new CassetteNormalizer(places, this.options.masks),
       budget: { ...budget, limiter: this.options.limiter },
     };
     this.trials.set(token, state);
@@ -286,7 +295,7 @@ export class CaptureProxy {
     const { replay, recorder } = this.options;
     const upstream = this.upstreamOf(protocol);
     // The cassette key (a redaction and a hash of the whole conversation) only when a cassette is read or written.
-    const hash = replay || recorder ? requestHash(cassetteKeyed(parsed.keyed, this.options.redactor ?? patternRedactor)) : '';
+    const hash = replay || recorder ? requestHash(cassetteKeyed(parsed.keyed, this.options.redactor ?? patternRedactor, trial.normalizer)) : '';
     const occurrence = (trial.sent.get(hash) ?? 0) + 1;
     trial.sent.set(hash, occurrence);
     try {
@@ -294,8 +303,10 @@ export class CaptureProxy {
         const found = replay.find(trial.taskId, hash, step, occurrence);
         if (typeof found === 'string') return fail(AGENT_RUN_ERROR.CASSETTE_MISS, found);
         exchange.source = 'replayed';
-        exchange.reply = found;
-        const written = protocol.write(found, parsed, step);
+        // The recording's places (its workspace, HOME) become this trial's own.
+        const reply = trial.normalizer.replyFromStored(found);
+        exchange.reply = reply;
+        const written = protocol.write(reply, parsed, step);
         res.writeHead(200, { 'content-type': written.contentType, ...(written.contentType === 'text/event-stream' ? { 'cache-control': 'no-cache' } : {}) });
         return void res.end(written.body);
       }
@@ -340,7 +351,7 @@ export class CaptureProxy {
       if (!outcome.cut && trial.absorbable) Object.assign(trial, { runError: null, absorbable: false });
       // A stream cut short is passed on as it came, but a cassette keeps only whole replies.
       if (outcome.cut) exchange.error = 'the upstream stream ended before it said it was finished (cut short); not recorded';
-      else recorder?.add(trial.taskId, hash, parsed.model, outcome.reply, occurrence);
+      else recorder?.add(trial.taskId, hash, parsed.model, trial.normalizer.replyToStored(outcome.reply), occurrence);
     } catch (error) {
       if (trial.controller.signal.aborted) return void res.destroy();
       if (res.headersSent) {

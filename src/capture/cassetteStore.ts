@@ -6,12 +6,25 @@ import type { Redactor } from '../schema/redact.js';
 import type { ModelInfo } from '../schema/trace.js';
 import { cassetteResponseOf, replyFromCassette, type ChatReply } from './chatReply.js';
 
-/** Replays cassettes for the proxy: recordings by request hash, scripts by the trial's nth call. */
+/**
+ * How a recording is matched to a trial's requests. `hash` (the default): by the normalized
+ * request, so a changed prompt, tool or earlier reply is a miss that names the step. `order`: the
+ * trial's nth call gets the nth recorded reply whatever it asked, so a recording replays even when
+ * something unmasked in the request varies, at the price of never noticing that the request changed
+ * (the agent is judged on replies to questions it may no longer ask).
+ */
+export type CassetteMatch = 'hash' | 'order';
+export const CASSETTE_MATCHES: readonly CassetteMatch[] = ['hash', 'order'];
+
+/** Replays cassettes for the proxy: recordings by request hash (or call order), scripts by the trial's nth call. */
 export class CassetteReplay {
   private readonly byTask = new Map<string, Cassette>();
   readonly info: ModelInfo;
 
-  constructor(readonly dir: string) {
+  constructor(
+    readonly dir: string,
+    readonly match: CassetteMatch = 'hash',
+  ) {
     const kinds = new Set<string>();
     const models = new Set<string>();
     for (const file of readdirSync(dir).filter((f) => f.endsWith('.json')).sort()) {
@@ -37,9 +50,11 @@ export class CassetteReplay {
   find(taskId: string, hash: string, nth: number, occurrence = 1): ChatReply | string {
     const cassette = this.byTask.get(taskId);
     if (!cassette) return `no cassette ${cassettePath(this.dir, taskId)}`;
-    if (cassette.kind === 'script') {
+    if (cassette.kind === 'script' || this.match === 'order') {
       const interaction = cassette.interactions[nth - 1];
-      return interaction ? replyFromCassette(interaction.response, cassette.model) : `the script has only ${cassette.interactions.length} responses`;
+      return interaction
+        ? replyFromCassette(interaction.response, cassette.model)
+        : `the ${cassette.kind === 'script' ? 'script' : 'recording (replayed in call order)'} has only ${cassette.interactions.length} responses`;
     }
     const matches = cassette.interactions.filter((i) => i.request_hash === hash);
     const interaction = matches[Math.min(occurrence, matches.length) - 1];

@@ -53,6 +53,17 @@ export interface OtlpReceiver {
   open(traceId: string): void;
   /** Spans of the trace dropped past the per-trace caps. */
   dropped(traceId: string): number;
+  /**
+   * What became of the spans sent under another trace id while this trace was open: `adopted`
+   * (tied to this trial by its resource attribute `tracegate.trace_id`, or as the only trial open),
+   * `ambiguous` (several trials were open and the span named none; dropped).
+   */
+  foreign(traceId: string): { adopted: number; ambiguous: number };
+  /**
+   * Spans the receiver dropped, by reason: `unknown trace` (no trial open), `ambiguous` (several
+   * open, none named), `late` (its trial had settled), `over cap` (the trace's caps).
+   */
+  droppedReasons(): Record<string, number>;
   /** Forgets the trace and its spans (its trial has settled); later spans for it are dropped. */
   release(traceId: string): void;
   close(): Promise<void>;
@@ -90,9 +101,41 @@ export async function startOtlpReceiver(options: OtlpReceiverOptions = {}): Prom
     bytes: number;
     dropped: number;
     lastArrival: number | null;
+    /** Opened for a trial (not a trace that arrived by itself in a collect-everything receiver). */
+    trial: boolean;
+    adopted: number;
+    ambiguous: number;
   }
   const byTrace = new Map<string, Kept>();
-  const kept = (): Kept => ({ spans: new Map(), bytes: 0, dropped: 0, lastArrival: null });
+  const kept = (trial = false): Kept => ({ spans: new Map(), bytes: 0, dropped: 0, lastArrival: null, trial, adopted: 0, ambiguous: 0 });
+  /** Trace ids of trials that have settled (the last few thousand): a late span of one is not another trial's. */
+  const released = new Set<string>();
+  const reasons: Record<string, number> = {};
+  const drop = (reason: string) => void (reasons[reason] = (reasons[reason] ?? 0) + 1);
+  /**
+   * The open trial a span under another trace id belongs to (an agent that ignores TRACEPARENT):
+   * the one its resource attribute `tracegate.trace_id` names (OTEL_RESOURCE_ATTRIBUTES, which the
+   * trial sets), else the only trial open. The span joins that trace; a parent not in it makes it
+   * hang under the trial's root.
+   */
+  const adopt = (span: OtelSpan): [string, Kept] | null => {
+    if (released.has(span.traceId)) return drop('late'), null;
+    const named = span.resource?.['tracegate.trace_id'];
+    if (typeof named === 'string') {
+      const id = named.toLowerCase();
+      const trace = byTrace.get(id);
+      if (trace?.trial) return [id, trace];
+      if (released.has(id)) return drop('late'), null;
+    }
+    const open = [...byTrace.entries()].filter(([, t]) => t.trial);
+    if (open.length === 1) return open[0]!;
+    if (open.length === 0) drop('unknown trace');
+    else {
+      drop('ambiguous');
+      for (const [, t] of open) t.ambiguous++;
+    }
+    return null;
+  };
   /** Some agent of the run has exported a span (then a trial with none yet waits its grace). */
   let heardAny = false;
   let inflight = 0;
@@ -119,12 +162,17 @@ export async function startOtlpReceiver(options: OtlpReceiverOptions = {}): Prom
       const now = Date.now();
       const spans = otlpSpans(request, 'OTLP request');
       const share = spans.length > 0 ? body.length / spans.length : 0;
-      for (const span of spans) {
+      for (let span of spans) {
         let trace = byTrace.get(span.traceId);
         if (!trace) {
-          // Not a trial's trace (or one already settled): nothing of it is kept.
-          if (options.openTracesOnly) continue;
-          byTrace.set(span.traceId, (trace = kept()));
+          if (options.openTracesOnly) {
+            // Not a trial's trace: an agent that ignores TRACEPARENT, or a trial already settled.
+            const owner = adopt(span);
+            if (!owner) continue;
+            owner[1].adopted++;
+            span = { ...span, traceId: owner[0], parentId: span.parentId && owner[1].spans.has(span.parentId) ? span.parentId : null };
+            trace = owner[1];
+          } else byTrace.set(span.traceId, (trace = kept()));
         }
         heardAny = true;
         trace.lastArrival = now;
@@ -132,6 +180,7 @@ export async function startOtlpReceiver(options: OtlpReceiverOptions = {}): Prom
           trace.spans.set(span.spanId, span); // a span sent twice (a retried export) is kept once
         } else if (trace.spans.size >= maxSpans || trace.bytes + share > maxBytes) {
           trace.dropped++;
+          drop('over cap');
         } else {
           trace.spans.set(span.spanId, span);
           trace.bytes += share;
@@ -164,10 +213,24 @@ export async function startOtlpReceiver(options: OtlpReceiverOptions = {}): Prom
     traceIds: () => [...byTrace.keys()],
     open: (traceId) => {
       const id = traceId.toLowerCase();
-      if (!byTrace.has(id)) byTrace.set(id, kept());
+      const existing = byTrace.get(id);
+      if (!existing) byTrace.set(id, kept(true));
+      else existing.trial = true;
     },
     dropped: (traceId) => byTrace.get(traceId.toLowerCase())?.dropped ?? 0,
-    release: (traceId) => void byTrace.delete(traceId.toLowerCase()),
+    foreign: (traceId) => {
+      const t = byTrace.get(traceId.toLowerCase());
+      return { adopted: t?.adopted ?? 0, ambiguous: t?.ambiguous ?? 0 };
+    },
+    droppedReasons: () => ({ ...reasons }),
+    release: (traceId) => {
+      const id = traceId.toLowerCase();
+      if (byTrace.get(id)?.trial) {
+        released.add(id);
+        if (released.size > 4096) released.delete(released.values().next().value!);
+      }
+      byTrace.delete(id);
+    },
     settle: async (traceId, graceMs = OTLP_GRACE_MS) => {
       const id = traceId.toLowerCase();
       const start = Date.now();

@@ -41,6 +41,8 @@ export function otlpTrial(receiver: OtlpReceiver): OtlpTrial {
       // Batch processors export every 200 ms instead of 5 s, well inside the grace period.
       OTEL_BSP_SCHEDULE_DELAY: '200',
       TRACEPARENT: ctx.traceparent,
+      // For agents that ignore TRACEPARENT (Gemini CLI): their spans name the trial on their resource.
+      OTEL_RESOURCE_ATTRIBUTES: `tracegate.trace_id=${ctx.traceId}`,
     },
     finish: async (trace, graceMs) => mergeSpans(trace, await receiver.settle(ctx.traceId, graceMs)),
   };

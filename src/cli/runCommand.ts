@@ -1,6 +1,8 @@
 import { RUN_DEFAULTS } from '../schema/runDefaults.js';
 import path from 'node:path';
 import { Option, type Command } from 'commander';
+import { CASSETTE_MATCHES, type CassetteMatch } from '../capture/cassetteStore.js';
+import { volatileMask } from '../capture/cassetteNormalize.js';
 import { SANDBOX_REQUESTS, type SandboxRequest } from '../adapters/harnessAdapter.js';
 import type { Adapter } from '../schema/adapter.js';
 import type { McpServerSpec } from '../schema/mcpServer.js';
@@ -62,6 +64,8 @@ export interface RunFlags extends GateFlags {
   agentUrl?: string;
   agentEnv?: string[];
   agentHeader?: string[];
+  agentClock?: string;
+  cassetteMatch?: CassetteMatch;
 }
 
 /** The options shared by `run` and `compare`. */
@@ -74,6 +78,11 @@ export function addRunOptions(command: Command, { variant }: { variant: boolean 
     .option('--api-key-env <name>', 'environment variable that holds the API key', RUN_DEFAULTS.apiKeyEnv)
     .option('--cassettes <dir>', 'replay model responses from this folder of cassettes (<task_id>.json each)')
     .option('--record <dir>', "record the live model's responses as cassettes into this folder")
+    .addOption(
+      new Option('--cassette-match <mode>', "how recorded cassettes answer an agent's calls: hash (the normalized request must be the recorded one; a change is a miss naming the step) or order (the nth call gets the nth recorded reply, whatever it asked: replays where a request varies in ways no mask covers, but never notices a changed request)")
+        .choices(CASSETTE_MATCHES)
+        .default('hash'),
+    )
     .option('--policy <file>', 'permission policy JSON for the harness (default: harness/policy/default-policy.json)')
     .addOption(
       new Option('--sandbox <mode>', 'how run_shell (or an --agent-cmd agent: its own PID namespace, nothing outlives the trial) is isolated: auto (bubblewrap when it works here, else a process group; the reason is in every trace and report), process, or bwrap (an error where bubblewrap cannot run). Under either, git runs with the repository\'s drivers off and tracked secrets withheld from its output; bubblewrap also masks secret paths and their git objects')
@@ -106,7 +115,8 @@ export function addRunOptions(command: Command, { variant }: { variant: boolean 
     .option('--agent-cmd <command>', 'evaluate your own agent: run this program per trial (agent-input/v1 on stdin, answer on stdout; words split like a shell, no shell run). Its model calls (OpenAI Chat Completions or Responses, Anthropic Messages, Gemini) go through the capture proxy: OPENAI_BASE_URL, ANTHROPIC_BASE_URL and GOOGLE_GEMINI_BASE_URL point at it; its upstreams are --base-url, ANTHROPIC_BASE_URL/ANTHROPIC_API_KEY and GOOGLE_GEMINI_BASE_URL/GEMINI_API_KEY')
     .option('--agent-url <url>', 'evaluate your own agent behind HTTP: POST agent-input/v1 per trial, read agent-output/v1')
     .option('--agent-env <name...>', 'with --agent-cmd: also pass this environment variable to the agent (repeatable; the API key never is)')
-    .option('--agent-header <header=env...>', 'with --agent-url: send header HEADER with the value of environment variable ENV (never written to output)');
+    .option('--agent-header <header=env...>', 'with --agent-url: send header HEADER with the value of environment variable ENV (never written to output)')
+    .option('--agent-clock <when>', "with --agent-cmd: run the agent under libfaketime (Debian package faketime) with its clock moved: an offset (+1d, -3h, +90m) or a start date (2026-01-05, 2026-01-05T10:00:00Z); also exported as TRACEGATE_AGENT_CLOCK");
   if (variant) command.option('--variant <file>', 'variant JSON overriding harness settings (system prompt, tool descriptions, model, ...)');
   return command;
 }
@@ -200,7 +210,8 @@ export async function buildAdapter(flags: RunFlags, run: ResolvedRun, prepared: 
   const warning = endpoint ? await preflight(endpoint) : null;
   if (warning) process.stderr.write(terminalSafe(`warning: ${warning}`) + '\n');
   const errorPatterns = prepared.suites.flatMap((s) => s.header.errorPatterns).map((p) => ({ pattern: safeRegex(p.pattern), error_type: p.error_type }));
-  return createAdapter(plan, { redactor: prepared.redactor, env: process.env, secrets: [...run.secrets], errorPatterns, concurrency: run.concurrency });
+  const maskPatterns = prepared.suites.flatMap((s) => s.header.maskPatterns).map((p) => volatileMask(p.pattern, p.replacement));
+  return createAdapter(plan, { redactor: prepared.redactor, env: process.env, secrets: [...run.secrets], errorPatterns, maskPatterns, concurrency: run.concurrency });
 }
 
 /** What a run's trial phase needs besides its tasks and adapter: who hears its events, and what its header says. */
@@ -320,6 +331,8 @@ Models:
   --cassettes DIR            replay cassettes (scripted or recorded); reports say so
   --model M --base-url URL   any OpenAI-compatible server (OpenAI, vLLM, Ollama, llama.cpp, LiteLLM)
   --record DIR               with a live model: also write its responses as cassettes
+  --cassette-match order     replay recordings by call order instead of by request hash
+  --agent-clock +1d          run an --agent-cmd agent under libfaketime with its clock moved
 
 Your own agent (see docs/agents.md):
   --agent-cmd 'python3 my_agent.py'   each trial runs the program in a fresh workspace copy, its own

@@ -156,6 +156,11 @@ export const SuiteHeaderSchema = z.strictObject({
     mcp_servers: z.array(McpServerSchema).optional(),
     /** External agents: a tool result whose text matches `pattern` (a regular expression) carries `error_type`. */
     error_patterns: z.array(z.strictObject({ pattern: z.string().min(1), error_type: ErrorTypeSchema })).optional(),
+    /**
+     * External agents: volatile values in what the agent sends (PIDs, chunk ids, wall times in tool
+     * output) replaced by `replacement` (default `<masked>`) before a request is matched to a cassette.
+     */
+    mask_patterns: z.array(z.strictObject({ pattern: z.string().min(1), replacement: z.string().optional() })).optional(),
   }),
 });
 export type SuiteHeader = z.infer<typeof SuiteHeaderSchema>['suite'];

@@ -101,6 +101,8 @@ export const ATTR = {
   agentStdoutTruncated: def('agent.stdout_truncated', 'boolean', ['agent'], 'stdout was longer than the cap'),
   agentProblem: def('agent.problem', 'string', ['agent'], 'what was wrong with the agent or its output'),
   agentOtlpDropped: def('agent.otlp_spans_dropped', 'number', ['agent'], 'spans the agent exported over OTLP past the per-trial cap, dropped'),
+  agentOtlpAdopted: def('agent.otlp_spans_adopted', 'number', ['agent'], 'spans the agent exported under another trace id (it ignored TRACEPARENT), tied to this trial by resource attribute or as the only trial running'),
+  agentOtlpAmbiguous: def('agent.otlp_spans_unattributed', 'number', ['agent'], 'spans under another trace id that arrived while this and other trials ran and named none of them, dropped'),
   // provenance of imported traces
   importFormat: def('tracegate.import.format', 'string', ['agent'], 'the format a trace was imported from'),
   importUnknown: def('tracegate.import.unknown', 'string[]', ['agent'], 'what the source format cannot tell'),

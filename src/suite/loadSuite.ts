@@ -32,7 +32,7 @@ export interface LoadedSuite {
   path: string;
   sha256: string;
   /** From the header line, with paths resolved against the suite's folder. */
-  header: { description: string | null; cassettes: string | null; policy: string | null; mcpServers: McpServerSpec[] | null; errorPatterns: Array<{ pattern: string; error_type: string }> };
+  header: { description: string | null; cassettes: string | null; policy: string | null; mcpServers: McpServerSpec[] | null; errorPatterns: Array<{ pattern: string; error_type: string }>; maskPatterns: Array<{ pattern: string; replacement?: string | undefined }> };
   tasks: Task[];
   /** Accepted but probably wrong (an event type no trace tracegate knows carries); `validate` prints them. */
   warnings: SuiteIssue[];
@@ -145,10 +145,14 @@ function parseHeader(json: object, at: { file: string; line: number; baseDir: st
     issues.push(...zodIssues(parsed.error, at.file, at.line));
     return null;
   }
-  const { description, cassettes, policy, mcp_servers, error_patterns: errorPatterns = [] } = parsed.data.suite;
+  const { description, cassettes, policy, mcp_servers, error_patterns: errorPatterns = [], mask_patterns: maskPatterns = [] } = parsed.data.suite;
   errorPatterns.forEach((p, i) => {
     const problem = regexProblem(p.pattern);
     if (problem) issues.push({ file: at.file, line: at.line, field: `suite.error_patterns.${i}.pattern`, message: problem });
+  });
+  maskPatterns.forEach((p, i) => {
+    const problem = regexProblem(p.pattern);
+    if (problem) issues.push({ file: at.file, line: at.line, field: `suite.mask_patterns.${i}.pattern`, message: problem });
   });
   const resolveIn = (p: string | undefined, field: string) => {
     if (p === undefined) return null;
@@ -164,6 +168,7 @@ function parseHeader(json: object, at: { file: string; line: number; baseDir: st
     policy: resolveIn(policy, 'policy'),
     mcpServers: mcp_servers ? resolveMcpServerPaths(mcp_servers, at.baseDir) : null,
     errorPatterns,
+    maskPatterns,
   };
 }
 
@@ -209,7 +214,7 @@ export function loadSuite(file: string): LoadedSuite {
   const warnings: SuiteIssue[] = [];
   const firstLine = new Map<string, number>();
   const checkedWorkspaces = new Map<string, string | null>();
-  const header: LoadedSuite['header'] = { description: null, cassettes: null, policy: null, mcpServers: null, errorPatterns: [] };
+  const header: LoadedSuite['header'] = { description: null, cassettes: null, policy: null, mcpServers: null, errorPatterns: [], maskPatterns: [] };
   let sawEntry = false;
 
   text.split(/\r?\n/).forEach((content, index) => {

@@ -4,6 +4,7 @@ import { emptyModel, emptyTool, type Conversation, type ModelCallRecord, type To
 import { errorTypeFrom } from './errorTypes.js';
 import { spanMessages, type RequestedCall } from './genaiMessages.js';
 import { asText, num, str } from './jsonText.js';
+import { codingAgentSpan } from './codingAgentSpans.js';
 
 /** A span as every OpenTelemetry-shaped format gives it, before tracegate reads meaning into it. */
 export interface OtelSpan {
@@ -19,6 +20,8 @@ export interface OtelSpan {
   status: 'ok' | 'error' | 'unset';
   statusMessage: string | null;
   events: Array<{ name: string; time: string | null; attributes: Record<string, unknown> }>;
+  /** The exporting process's resource attributes (OTLP), when the source has them. */
+  resource?: Record<string, unknown>;
 }
 
 /** Keys tracegate's own exporter writes on the root span so a trace round-trips. */
@@ -307,7 +310,8 @@ export function mergeSnapshots(spans: OtelSpan[]): OtelSpan[] {
  */
 export function otelConversations(spans: OtelSpan[], format: string, fileStem: string): Conversation[] {
   const byTrace = new Map<string, OtelSpan[]>();
-  for (const s of mergeSnapshots(spans)) {
+  // The coding CLIs' own span names (Claude Code, Codex, Gemini CLI) read as GenAI spans.
+  for (const s of mergeSnapshots(spans).map(codingAgentSpan)) {
     let list = byTrace.get(s.traceId);
     if (!list) byTrace.set(s.traceId, (list = []));
     list.push(s);
@@ -321,7 +325,7 @@ export const fallbackTaskId = (fileStem: string, traceId: string, many: boolean)
 
 /** One trace's spans (all of them, any order) → its conversation: what a streamed reader calls per trace. */
 export function otelTraceConversation(traceId: string, spans: OtelSpan[], format: string, taskIdFallback: string): Conversation {
-  return oneTrace(traceId, mergeSnapshots(spans), format, taskIdFallback);
+  return oneTrace(traceId, mergeSnapshots(spans).map(codingAgentSpan), format, taskIdFallback);
 }
 
 function oneTrace(traceId: string, spans: OtelSpan[], format: string, fallbackTaskId: string): Conversation {

@@ -49,6 +49,7 @@ export function otlpSpans(request: unknown, fileName: string): OtelSpan[] {
   for (const rs of resources) {
     if (!isRecord(rs)) continue;
     const scopes = pick(rs, 'scopeSpans', 'scope_spans') ?? rs['instrumentationLibrarySpans'];
+    const resource = isRecord(rs['resource']) ? keyValues(rs['resource']['attributes']) : {};
     for (const ss of Array.isArray(scopes) ? scopes : []) {
       if (!isRecord(ss) || !Array.isArray(ss['spans'])) continue;
       for (const sp of ss['spans']) {
@@ -73,6 +74,7 @@ export function otlpSpans(request: unknown, fileName: string): OtelSpan[] {
             time: nanosToIso(pick(e, 'timeUnixNano', 'time_unix_nano')),
             attributes: keyValues(e['attributes']),
           })),
+          ...(Object.keys(resource).length > 0 ? { resource } : {}),
         });
       }
     }

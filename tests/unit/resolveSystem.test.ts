@@ -25,9 +25,19 @@ describe('resolveSystem: which system and which model run', () => {
   it('a command agent needs no model configuration; an upstream or cassettes are used when given', () => {
     expect(resolveSystem(request({ agentCmd: 'python3 a.py --fast' }))).toMatchObject({ adapter: 'command', argv: ['python3', 'a.py', '--fast'], model: { kind: 'none' } });
     expect(resolveSystem(request({ agentCmd: 'a' }, { OPENAI_BASE_URL: 'http://u/v1' })).model).toMatchObject({ kind: 'live', baseUrl: 'http://u/v1', model: null });
-    expect(resolveSystem(request({ agentCmd: 'a' }, {}, { suite: { cassettes: 'c', policy: null } })).model).toEqual({ kind: 'cassettes', dir: 'c' });
+    expect(resolveSystem(request({ agentCmd: 'a' }, {}, { suite: { cassettes: 'c', policy: null } })).model).toEqual({ kind: 'cassettes', dir: 'c', match: 'hash' });
+    expect(resolveSystem(request({ agentCmd: 'a', cassettes: 'c', cassetteMatch: 'order' })).model).toEqual({ kind: 'cassettes', dir: 'c', match: 'order' });
     expect(() => resolveSystem(request({ agentCmd: 'a', record: 'r' }))).toThrow(/--record needs an upstream/);
     expect(() => resolveSystem(request({ agentCmd: 'a', cassettes: 'c', record: 'r' }))).toThrow(/--record needs a live model/);
+  });
+
+  it('--agent-clock: an offset or a date for a command agent, refused for anything else', () => {
+    const plan = resolveSystem(request({ agentCmd: 'a', agentClock: '+1d' }));
+    expect(plan).toMatchObject({ adapter: 'command', agentClock: { spec: '+1d', faketime: '+1d' } });
+    expect(plan.adapter === 'command' && plan.agentClock!.offsetMs()).toBe(86_400_000);
+    expect(resolveSystem(request({ agentCmd: 'a', agentClock: '2026-01-05' }))).toMatchObject({ agentClock: { faketime: '@2026-01-05 00:00:00' } });
+    expect(() => resolveSystem(request({ agentCmd: 'a', agentClock: 'tomorrow' }))).toThrow(/--agent-clock tomorrow: not an offset/);
+    expect(() => resolveSystem(request({ agentClock: '+1d' }))).toThrow(/--agent-clock applies only with --agent-cmd/);
   });
 
   it('refuses what cannot run, before any trial', () => {
