@@ -179,7 +179,24 @@ function otelSdkSpans(text) {
   ];
 }
 
+/** SWE-agent .traj: a step is a model call and, when its action is not blank, one tool call (the function the history's message named, else the action's first word); info.submission is the answer. No exit codes are recorded. */
+function sweAgent(text) {
+  const value = JSON.parse(text);
+  const assistant = (value.history ?? []).filter((m) => m.role === 'assistant' && !m.is_demo && typeof m.action === 'string');
+  const steps = Array.isArray(value.trajectory) ? value.trajectory.map((s) => s.action ?? '') : assistant.map((m) => m.action);
+  const tools = [];
+  let from = 0;
+  for (const action of steps) {
+    if (!action.trim()) continue;
+    const at = assistant.findIndex((m, i) => i >= from && m.action.trim() === action.trim());
+    if (at >= 0) from = at + 1;
+    tools.push((at >= 0 ? assistant[at].tool_calls?.[0]?.function?.name : undefined) ?? action.trim().split(/\s+/)[0]);
+  }
+  return [{ model_calls: steps.length, tool_calls: tools, errors: 0, final_answer: value.info?.submission ?? null }];
+}
+
 const COUNTERS = {
+  'swe-agent': (bytes) => sweAgent(new TextDecoder().decode(bytes)),
   'otel-sdk-spans': (bytes) => otelSdkSpans(new TextDecoder().decode(bytes)),
   'claude-code': (bytes) => claudeCode(new TextDecoder().decode(bytes)),
   codex: (bytes) => codex(new TextDecoder().decode(bytes)),

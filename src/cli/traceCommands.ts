@@ -41,7 +41,7 @@ export function registerImport(program: Command, handle: Handle): void {
     .argument('<file...>', 'trace files: OTLP/JSON or protobuf, SDK/Jaeger/Phoenix span exports, Inspect .eval/.json, SWE-agent .traj, mini-swe-agent, OpenHands, Claude Code sessions, Codex rollouts, OpenAI messages')
     .requiredOption('-o, --out <dir>', 'folder to write the traces into (<task>.e<epoch>.json)')
     .addOption(new Option('--format <name>', 'the files\' format (default: detected per file)').choices(['auto', ...FORMAT_NAMES]).default('auto'))
-    .addHelpText('after', `\nFormats: ${FORMAT_NAMES.join(', ')}. See docs/traces.md.\nEvery file is read before anything is written; a file that is not a trace, or is broken, is exit 2 with its name and the reason.\nA file over 512 MB is refused from its size, unread; OTLP/JSON Lines of 8 MB or more are streamed (one trace in memory at a time).\n${exitCodesHelp([0, 2], { 0: 'every file imported', 2: 'bad input (nothing written)' })}`)
+    .addHelpText('after', `\nFormats: ${FORMAT_NAMES.join(', ')}. See docs/traces.md.\nEvery file is read before anything is written; a file that is not a trace, or is broken, is exit 2 with its name and the reason.\nA file over 512 MB is refused from its size, unread; OTLP/JSON of 8 MB or more is streamed: JSON Lines line by line (one trace in memory at a time), one request span by span.\n${exitCodesHelp([0, 2], { 0: 'every file imported', 2: 'bad input (nothing written)' })}`)
     .action(async (files: string[], flags: { out: string; format: FormatName | 'auto' }) =>
       handle(async () => {
         const imported: ImportedFile[] = [];

@@ -57,10 +57,15 @@ export const sweAgentTraj: TraceFormat = {
   label: 'SWE-agent trajectory (.traj)',
   extensions: ['.traj'],
   // Some writers (and trimmed copies) keep only `history`: its assistant `action` messages are the steps.
-  sniff: ({ json }) => isRecord(json) && (Array.isArray(json['trajectory']) || (Array.isArray(json['history']) && json['history'].some((m) => isRecord(m) && m['role'] === 'assistant' && typeof m['action'] === 'string'))) && isRecord(json['info']) && !('messages' in json),
+  // Such a file may have no `info` either (SWE-agent's own demonstrations): then its status and submission are not known.
+  sniff: ({ json }) =>
+    isRecord(json) &&
+    !('messages' in json) &&
+    ((Array.isArray(json['trajectory']) && isRecord(json['info'])) ||
+      (Array.isArray(json['history']) && json['history'].some((m) => isRecord(m) && m['role'] === 'assistant' && typeof m['action'] === 'string') && (isRecord(json['info']) || json['info'] === undefined))),
   parse: ({ json, fileName }) => {
     const traj = json as Rec;
-    const info = traj['info'] as Rec;
+    const info: Rec = isRecord(traj['info']) ? traj['info'] : {};
     const steps = Array.isArray(traj['trajectory']) ? traj['trajectory'].filter(isRecord) : historySteps(traj['history'] as unknown[]);
     // The history's assistant messages name the tool and its JSON arguments when function calling was used.
     // Demonstrations (`is_demo`, put_demos_in_history) are not the run's; a step may have no message of its own.

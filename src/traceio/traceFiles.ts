@@ -1,5 +1,5 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
-import { writeFileAtomicSync } from '../schema/atomicWrite.js';
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import { tempPathFor, writeFileAtomicSync } from '../schema/atomicWrite.js';
 import path from 'node:path';
 import { TraceSchema, type Trace } from '../schema/trace.js';
 import { zodProblem } from '../schema/jsonFile.js';
@@ -75,7 +75,36 @@ export function traceWriter(dir: string, redact: <T>(value: T) => T): (trace: Tr
   const taken = new Set<string>();
   return (trace) => {
     const [name] = traceFileNames([trace], taken);
-    writeAtomic(path.join(dir, name!), JSON.stringify(redact(trace), null, 1) + '\n');
+    writeTraceFile(path.join(dir, name!), trace, redact);
     return name!;
   };
+}
+
+const SPANS_PLACE = '\u0000spans\u0000';
+
+/**
+ * `JSON.stringify(redact(trace), null, 1)` and a newline, written span by span: a very long trace
+ * (a 200 MB import) is never one string, nor redacted whole. Whole or not at all, as writeAtomic.
+ */
+export function writeTraceFile(file: string, trace: Trace, redact: <T>(value: T) => T): void {
+  if (trace.spans.length === 0) return writeAtomic(file, JSON.stringify(redact(trace), null, 1) + '\n');
+  mkdirSync(path.dirname(file), { recursive: true });
+  const frame = JSON.stringify(redact({ ...trace, spans: [SPANS_PLACE] }), null, 1);
+  const place = frame.indexOf(JSON.stringify(SPANS_PLACE));
+  const temp = tempPathFor(file);
+  try {
+    const fd = openSync(temp, 'w');
+    try {
+      // Spans sit two levels deep: each line of a span's own text is indented by two more spaces.
+      writeSync(fd, frame.slice(0, place));
+      trace.spans.forEach((span, i) => writeSync(fd, (i === 0 ? '' : ',\n  ') + JSON.stringify(redact(span), null, 1).replaceAll('\n', '\n  ')));
+      writeSync(fd, frame.slice(place + JSON.stringify(SPANS_PLACE).length) + '\n');
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(temp, file);
+  } catch (error) {
+    rmSync(temp, { force: true });
+    throw error;
+  }
 }
