@@ -6,10 +6,10 @@ import { parseAgentOutput } from './agentOutput.js';
 import { runAgentProcess } from './agentProcess.js';
 import { redactedTail } from './redactedTail.js';
 import { openExternalTrial, type ExternalAgentOptions } from './externalTrial.js';
-import { AGENT_RUN_ERROR } from './runErrorCodes.js';
+import { AGENT_RUN_ERROR } from '../schema/runErrorCodes.js';
 import { trialEnvironment } from './trialEnvironment.js';
 import { chooseRunSandbox, type SandboxRequest } from './harnessAdapter.js';
-import type { Adapter, AdapterRunContext } from './types.js';
+import type { Adapter, AdapterRunContext } from '../schema/adapter.js';
 import { agentClockEnv, type AgentClock } from './agentClock.js';
 
 export interface CommandAdapterOptions extends ExternalAgentOptions {

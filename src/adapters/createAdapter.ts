@@ -5,7 +5,7 @@ import type { VolatileMask } from '../capture/cassetteNormalize.js';
 import type { Redactor } from '../schema/redact.js';
 import { createHarnessAdapter } from './harnessAdapter.js';
 import type { SystemPlan } from './resolveSystem.js';
-import { AdapterConfigError, type Adapter } from './types.js';
+import { AdapterConfigError, type Adapter } from '../schema/adapter.js';
 
 export interface AdapterDeps {
   redactor: Redactor;

@@ -11,7 +11,7 @@ import type { AdapterDeps } from './createAdapter.js';
 import { createHttpAdapter } from './httpAdapter.js';
 import { MODEL_CHOSEN_BY_AGENT, proxiedModel } from './proxiedModel.js';
 import { DEFAULT_OPENAI_BASE_URL, type ModelPlan, type SystemPlan } from './resolveSystem.js';
-import { AdapterConfigError, type Adapter } from './types.js';
+import { AdapterConfigError, type Adapter } from '../schema/adapter.js';
 
 /**
  * The Anthropic and Gemini upstreams of a live run, from the usual variables: each only when its key

@@ -9,13 +9,13 @@ import { AGENT_INPUT_SCHEMA_VERSION, type AgentInput } from '../schema/agentIo.j
 import { taskInput, type Task } from '../schema/task.js';
 import type { ModelInfo, Trace } from '../schema/trace.js';
 import { OTLP_GRACE_MS } from '../capture/otlpReceiver.js';
-import { ATTR } from '../schema/traceVocabulary.js';
+import { spanAttributes } from '../schema/spanWriter.js';
 import { readTraceFile } from './agentOutput.js';
 import { assembleTrace, type TrialEvidence } from './assembleTrace.js';
 import { proxiedModel } from './proxiedModel.js';
 import { checkedTrace } from './checkedTrace.js';
 import { createRunDir } from '../orchestrator/workspaces.js';
-import type { AdapterRunContext } from './types.js';
+import type { AdapterRunContext } from '../schema/adapter.js';
 import type { RecordContent } from '../schema/recordContent.js';
 
 /** What the command and HTTP adapters share: the proxy, the model label, limits and rules. */
@@ -119,7 +119,7 @@ export async function openExternalTrial(task: Task, ctx: AdapterRunContext, opti
       const dropped = options.otlp.dropped(otlp.traceId);
       const { adopted, ambiguous } = options.otlp.foreign(otlp.traceId);
       // What the receiver did with this trial's spans beyond keeping them, on the root span.
-      const counts = { ...(dropped ? { [ATTR.agentOtlpDropped.key]: dropped } : {}), ...(adopted ? { [ATTR.agentOtlpAdopted.key]: adopted } : {}), ...(ambiguous ? { [ATTR.agentOtlpAmbiguous.key]: ambiguous } : {}) };
+      const counts = spanAttributes({ ...(dropped ? { 'agent.otlp_spans_dropped': dropped } : {}), ...(adopted ? { 'agent.otlp_spans_adopted': adopted } : {}), ...(ambiguous ? { 'agent.otlp_spans_unattributed': ambiguous } : {}) });
       const marked = Object.keys(counts).length === 0 ? merged : { ...merged, spans: merged.spans.map((s) => (s.span_id === otlp.rootSpanId ? { ...s, attributes: { ...s.attributes, ...counts } } : s)) };
       return checkedTrace(marked);
     },

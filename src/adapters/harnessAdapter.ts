@@ -24,7 +24,7 @@ import { EndpointLimiter } from '../provider/endpointLimiter.js';
 import type { Redactor } from '../schema/redact.js';
 import type { Task } from '../schema/task.js';
 import type { Trace } from '../schema/trace.js';
-import { AdapterConfigError, type Adapter, type AdapterRunContext } from './types.js';
+import { AdapterConfigError, type Adapter, type AdapterRunContext } from '../schema/adapter.js';
 
 /**
  * The run's sandbox for a --sandbox request (the harness's run_shell, an --agent-cmd agent):

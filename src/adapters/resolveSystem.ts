@@ -1,7 +1,7 @@
 import { DEFAULT_RECORD_CONTENT, type RecordContent } from '../schema/recordContent.js';
 import type { HarnessSettings, McpServerSpec, SandboxRequest } from './harnessAdapter.js';
 import { splitCommand } from './splitCommand.js';
-import { AdapterConfigError } from './types.js';
+import { AdapterConfigError } from '../schema/adapter.js';
 import { findLibfaketime, parseAgentClock, type AgentClock } from './agentClock.js';
 import type { CassetteMatch } from '../capture/cassetteStore.js';
 
@@ -84,8 +84,9 @@ function modelPlan(req: SystemRequest, external: boolean): ModelPlan {
   const apiKey = env[flags.apiKeyEnv] || undefined;
   if (external) {
     // An external agent picks its own model; the proxy needs only somewhere to send its calls.
-    if (!baseUrl && !apiKey) {
-      if (flags.record) bad(`--record needs an upstream: pass --base-url URL (or OPENAI_BASE_URL), or set ${flags.apiKeyEnv} for api.openai.com`);
+    // Anthropic's or Gemini's endpoint (ANTHROPIC_API_KEY, GEMINI_API_KEY, their base URLs) is an upstream too.
+    if (!baseUrl && !apiKey && !OTHER_UPSTREAM_VARIABLES.some((name) => env[name])) {
+      if (flags.record) bad(`--record needs an upstream: pass --base-url URL (or OPENAI_BASE_URL), or set ${flags.apiKeyEnv} for api.openai.com (or ANTHROPIC_API_KEY, GEMINI_API_KEY for those APIs)`);
       return { kind: 'none' };
     }
     return { kind: 'live', model, baseUrl, apiKey, record: flags.record };
@@ -182,6 +183,8 @@ export function resolveSystem(req: SystemRequest): SystemPlan {
 /** Values that must be redacted from every output: the upstream key and the HTTP agent's header values. */
 /** Keys of the Anthropic and Gemini upstreams, read from the environment like OPENAI_API_KEY. */
 export const OTHER_UPSTREAM_KEYS = ['ANTHROPIC_API_KEY', 'GEMINI_API_KEY', 'GOOGLE_API_KEY'] as const;
+/** Any of these set makes an external agent's run live: the proxy has an Anthropic or Gemini upstream. */
+const OTHER_UPSTREAM_VARIABLES = [...OTHER_UPSTREAM_KEYS, 'ANTHROPIC_BASE_URL', 'GOOGLE_GEMINI_BASE_URL'] as const;
 
 export function secretsOf(req: Pick<SystemRequest, 'flags' | 'env'>): string[] {
   const out: string[] = [];

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { AGENT_RUN_ERROR } from '../adapters/runErrorCodes.js';
+import { AGENT_RUN_ERROR } from '../schema/runErrorCodes.js';
 import { cutAtToken, patternRedactor, type Redactor } from '../schema/redact.js';
 import { requestHash, type KeyedRequest } from '../schema/requestKey.js';
 import { providerErrorOf, SseParser, type ChatReply } from './chatReply.js';

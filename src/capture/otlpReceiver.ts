@@ -7,7 +7,7 @@ import { buildTrace } from '../traceio/buildTrace.js';
 import { quoteBigIntegers } from '../traceio/jsonText.js';
 import { otlpSpans } from '../traceio/otlpJson.js';
 import { otelConversations, type OtelSpan } from '../traceio/otelSpans.js';
-import { decodeOtlpProtobuf } from './otlpProto.js';
+import { decodeOtlpProtobuf } from '../traceio/otlpProto.js';
 
 /**
  * How long a run waits after a trial ends for spans still on their way (an exporter's batch

@@ -2,8 +2,11 @@ import { randomBytes } from 'node:crypto';
 import type { ChatMessage } from '../schema/agentIo.js';
 import { DEFAULT_RECORD_CONTENT, modelContentAttributes, type RecordContent } from '../schema/recordContent.js';
 import { cutAtToken } from '../schema/redact.js';
-import type { AttributeValue, Span } from '../schema/trace.js';
+import { spanAttributes, writeSpan } from '../schema/spanWriter.js';
+import type { Span } from '../schema/trace.js';
+import type { SpanAttributes } from '../schema/traceVocabulary.js';
 import type { Exchange } from './exchange.js';
+import { FRAMEWORK_ERROR_PATTERNS } from './frameworkErrors.js';
 
 const ARGUMENT_CHARS_KEPT = 4000;
 const PREVIEW_CHARS = 2000;
@@ -88,9 +91,12 @@ function mainThread(threads: number[], exchanges: Exchange[]): number {
   return best;
 }
 
+/** A tool call whose result the proxy never saw. */
+const UNSEEN: SpanAttributes = { executed: false, 'result.ok': null, 'result.seen': false };
+
 /** A tool result as span attributes: a ToolResult-shaped `{ok: false, ...}` or a matching pattern is an error. */
-function resultAttributes(text: string, patterns: ErrorPattern[], preview: Preview): Record<string, AttributeValue> {
-  const base = { 'result.preview': preview(text, PREVIEW_CHARS), output_chars: text.length, executed: true };
+function resultAttributes(text: string, patterns: ErrorPattern[], preview: Preview, flagged = false): SpanAttributes {
+  const base: SpanAttributes = { 'gen_ai.tool.call.result': preview(text, PREVIEW_CHARS), output_chars: text.length, executed: true };
   try {
     const parsed: unknown = JSON.parse(text);
     if (parsed && typeof parsed === 'object' && typeof (parsed as { ok?: unknown }).ok === 'boolean') {
@@ -101,8 +107,10 @@ function resultAttributes(text: string, patterns: ErrorPattern[], preview: Previ
   } catch {
     // Plain text results are the common case.
   }
-  const hit = patterns.find((p) => p.pattern.test(text));
-  return hit ? { ...base, 'result.ok': false, error_type: hit.error_type } : { ...base, 'result.ok': true, error_type: null };
+  // The suite's patterns first, then the frameworks' own error texts; a result its protocol marks as an error (is_error) is one.
+  const hit = patterns.find((p) => p.pattern.test(text)) ?? FRAMEWORK_ERROR_PATTERNS.find((p) => p.pattern.test(text));
+  if (hit) return { ...base, 'result.ok': false, error_type: hit.error_type };
+  return flagged ? { ...base, 'result.ok': false, error_type: 'TOOL_ERROR' } : { ...base, 'result.ok': true, error_type: null };
 }
 
 /**
@@ -140,7 +148,7 @@ export function spansFromTraffic(
       usage.output_tokens += reply.usage.output_tokens;
     }
     const llmId = spanId();
-    spans.push({
+    spans.push(writeSpan({
       span_id: llmId,
       parent_id: rootId,
       kind: 'llm',
@@ -164,35 +172,34 @@ export function spansFromTraffic(
         ...modelContentAttributes(recordContent, preview, { input: ex.messages, output: reply?.content ?? null }),
         'llm.thread': thread,
         'llm.side_request': side,
-        ...(ex.error ? { 'llm.error': ex.error } : {}),
+        'llm.error': ex.error || undefined,
       },
-      events: [],
-    });
+    }));
     if (!reply) return;
     if (!side && reply.toolCalls.length === 0 && reply.content !== null) lastAnswer = reply.content;
 
     reply.toolCalls.forEach((call, n) => {
       // The agent's result for this call: the first later call of the same thread that carries it.
-      let result: { text: string; at: string } | null = null;
+      let result: { text: string; at: string; flagged?: boolean } | null = null;
       for (let j = i + 1; j < exchanges.length && !result; j++) {
         if (threads[j] !== thread) continue;
         const later = exchanges[j]!;
         const toolMessages = later.messages.filter((m) => m.role === 'tool');
         const byId = toolMessages.find((m) => m.tool_call_id === call.id);
         const message = byId ?? (toolMessages.some((m) => reply.toolCalls.some((c) => c.id === m.tool_call_id)) ? undefined : toolMessages.at(-reply.toolCalls.length + n));
-        if (message) result = { text: contentText(message.content), at: later.started };
+        if (message) result = { text: contentText(message.content), at: later.started, flagged: message['is_error'] === true };
       }
       // A handed-over messages array ends with results no later call carries.
       const last = tail.find((m) => m.role === 'tool' && m.tool_call_id === call.id);
       if (!result && last) result = { text: contentText(last.content), at: ex.ended || ex.started };
-      const attributes: Record<string, AttributeValue> = {
+      const attributes = spanAttributes({
         step,
-        'tool.name': call.name,
-        'tool.call_id': call.id,
-        'tool.arguments': preview(call.arguments, ARGUMENT_CHARS_KEPT),
+        'gen_ai.tool.name': call.name,
+        'gen_ai.tool.call.id': call.id,
+        'gen_ai.tool.call.arguments': preview(call.arguments, ARGUMENT_CHARS_KEPT),
         'tool.side_request': side,
-        ...(result ? resultAttributes(result.text, patterns, preview) : { executed: false, 'result.ok': null, 'result.seen': false }),
-      };
+        ...(result ? resultAttributes(result.text, patterns, preview, result.flagged) : UNSEEN),
+      });
       spans.push({
         span_id: spanId(),
         parent_id: llmId,

@@ -140,6 +140,23 @@ export const RULES: readonly ClassifierRule[] = [
     match: agentEnded('output_invalid', 'the agent output is invalid'),
   },
   {
+    reason: 'NO_MODEL_REQUEST',
+    layer: 'harness',
+    summary: 'an external agent ended normally, but no model request reached tracegate (proxy or OTLP) and it reported no tool call',
+    match: ({ trace }) => {
+      const root = trace.spans.find((s) => s.kind === SPAN_KIND.agent && attr(s, 'agentOutcome') === 'exited');
+      if (!root || trace.spans.some((s) => s.kind === SPAN_KIND.llm || s.kind === SPAN_KIND.tool)) return null;
+      return [
+        {
+          span_id: root.span_id,
+          step: null,
+          detail:
+            'no model request reached tracegate: the agent ignored the capture proxy (OPENAI_BASE_URL, ANTHROPIC_BASE_URL, GOOGLE_GEMINI_BASE_URL) or called its model elsewhere (its own config file, a hard-coded URL, a protocol without a base-URL variable); point it at the proxy, or have it export spans over OTLP',
+        },
+      ];
+    },
+  },
+  {
     reason: 'POLICY_MISMATCH',
     layer: 'harness',
     summary: 'the harness decided otherwise than the task expects (for example a benign command was refused)',

@@ -2,8 +2,7 @@ import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { readReport, saveBaseline } from '../baseline/baselineFile.js';
-import { renderHtml } from '../reporters/html/renderHtml.js';
-import { ViewerTraces } from '../reporters/html/viewerTraces.js';
+import { renderHtmlChunks } from '../reporters/html/renderHtml.js';
 import { writeReportJson } from '../reporters/jsonReporter.js';
 import { traceStory } from '../reporters/traceStory.js';
 import { writeFileAtomic } from '../schema/atomicWrite.js';
@@ -133,7 +132,7 @@ export function registerReport(program: Command, handle: Handle): void {
         const report = finalizeReport(readReport(reportFile), createRedactor());
         const target = htmlTarget(reportFile, flags.out);
         // Trace paths in a report are relative to its own folder, wherever the page is written.
-        await writeFileAtomic(target, await renderHtml(report, { traceRoot: path.dirname(path.resolve(reportFile)) }), { durable: true });
+        await writeFileAtomic(target, renderHtmlChunks(report, { traceRoot: path.dirname(path.resolve(reportFile)) }), { durable: true });
         process.stdout.write(`wrote ${path.relative(process.cwd(), target)}\n`);
         return EXIT.PASS;
       }),
@@ -178,12 +177,11 @@ export function registerCompare(program: Command, handle: Handle): void {
       const outDir = path.resolve(flags.out);
       const aDir = path.join(outDir, 'a');
       ensureWritableDir(aDir);
-      // B's report is the page's; A's traces are read from a/ as a baseline's are.
-      const viewerTraces = new ViewerTraces();
       const paired = flags.epochs === 'auto' ? pairedEpochsAuto(flags, gateInputs.rules.alpha ?? DEFAULT_ALPHA) : null;
-      // A's only artifact is its report.json (B's baseline); both sides print progress, never two live lines at once.
+      // A's only artifact is its report.json (B's baseline); B's report is the page's, and A's
+      // traces are read from a/ as a baseline's are; both sides print progress, never two live lines at once.
       const reportersA = new Reporters([progressReporter(flags, paired !== null)]);
-      const reportersB = new Reporters([progressReporter(flags, paired !== null), ...artifactReporters(flags.html, viewerTraces)]);
+      const reportersB = new Reporters([progressReporter(flags, paired !== null), ...artifactReporters(flags.html)]);
       const gate = gateSummary(gateInputs, 'B against A');
       const { reportA, reportB } = await withAdapters([() => buildAdapter(flags, variantA, prepared), () => buildAdapter(flags, variantB, prepared)], async ([adapterA, adapterB]) => {
         for (const dir of [aDir, outDir]) checkOutputFolder(dir);
@@ -197,7 +195,7 @@ export function registerCompare(program: Command, handle: Handle): void {
           process.stderr.write(`variant B (${variantB.name}) → ${path.relative(process.cwd(), outDir)}\n`);
           const [a, b] = await Promise.all([
             runInto(prepared, flags, variantA, aDir, adapterA!, { reporters: reportersA, gate, pairedSide: paired.side('a') }),
-            runInto(prepared, flags, variantB, outDir, adapterB!, { reporters: reportersB, gate, viewerTraces, pairedSide: paired.side('b') }),
+            runInto(prepared, flags, variantB, outDir, adapterB!, { reporters: reportersB, gate, pairedSide: paired.side('b') }),
           ]);
           await writeReportJson(prepared.redactor.deep(a), aDir);
           return { reportA: a, reportB: b };
@@ -205,7 +203,7 @@ export function registerCompare(program: Command, handle: Handle): void {
         const a = await runInto(prepared, flags, variantA, aDir, adapterA!, { reporters: reportersA, gate });
         await writeReportJson(prepared.redactor.deep(a), aDir);
         process.stderr.write(`variant B (${variantB.name}) → ${path.relative(process.cwd(), outDir)}\n`);
-        const b = await runInto(prepared, flags, variantB, outDir, adapterB!, { reporters: reportersB, gate, viewerTraces });
+        const b = await runInto(prepared, flags, variantB, outDir, adapterB!, { reporters: reportersB, gate });
         return { reportA: a, reportB: b };
       });
       return finishReport(reportB, outDir, flags, {

@@ -4,7 +4,6 @@ import { readReport } from '../baseline/baselineFile.js';
 import { diffReports } from '../baseline/diff.js';
 import { defaultRules, evaluateGate } from '../gate/gate.js';
 import { htmlReporter } from '../reporters/html/htmlReporter.js';
-import type { ViewerTraces } from '../reporters/html/viewerTraces.js';
 import { jsonReporter } from '../reporters/jsonReporter.js';
 import { junitReporter } from '../reporters/junitReporter.js';
 import { Reporters } from '../reporters/runAll.js';
@@ -114,8 +113,8 @@ export function loadGateInputs(flags: GateFlags, options: { baselineFromRun?: bo
 }
 
 /** The artifacts every run writes: report.json, junit.xml, summary.md and (unless --no-html) report.html. */
-export function artifactReporters(html: boolean, viewerTraces?: ViewerTraces): Reporter[] {
-  return [jsonReporter, junitReporter, summaryMarkdownReporter, ...(html ? [htmlReporter(viewerTraces)] : [])];
+export function artifactReporters(html: boolean): Reporter[] {
+  return [jsonReporter, junitReporter, summaryMarkdownReporter, ...(html ? [htmlReporter()] : [])];
 }
 
 /** `2×PROVIDER_ERROR, 1×NO_MODEL: the agent called a model, but …`: why trials errored, the first message whole. */

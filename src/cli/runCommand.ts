@@ -3,9 +3,10 @@ import { Option, type Command } from 'commander';
 import { CASSETTE_MATCHES, type CassetteMatch } from '../capture/cassetteStore.js';
 import { volatileMask } from '../capture/cassetteNormalize.js';
 import { SANDBOX_REQUESTS, type SandboxRequest } from '../adapters/harnessAdapter.js';
-import type { Adapter } from '../adapters/types.js';
+import type { Adapter } from '../schema/adapter.js';
 import type { McpServerSpec } from '../schema/mcpServer.js';
 import { createAdapter } from '../adapters/createAdapter.js';
+import { otherUpstreams } from '../adapters/createExternalAdapter.js';
 import { DEFAULT_OPENAI_BASE_URL, resolveSystem, secretsOf, type SystemPlan, type SystemRequest } from '../adapters/resolveSystem.js';
 import { preflight, type PreflightTarget } from '../provider/index.js';
 import { terminalSafe } from '../reporters/terminalSafe.js';
@@ -17,7 +18,6 @@ import { safeRegex, type SafeRegex } from '../schema/safeRegex.js';
 import { MAX_TIMEOUT_MS, type Task } from '../schema/task.js';
 import { loadSuites, type LoadedSuite } from '../suite/loadSuite.js';
 import { executeRun } from '../runner/executeRun.js';
-import { ViewerTraces } from '../reporters/html/viewerTraces.js';
 import { CliError, EXIT } from './exitCodes.js';
 import { addGateOptions, artifactReporters, finishReport, GATE_HELP, loadGateInputs, type GateFlags, type GateInputs } from './finishReport.js';
 import { defaultProgressReporter, PROGRESS_REPORTER_NAMES, PROGRESS_REPORTERS, type ProgressReporterName } from '../reporters/progress.js';
@@ -111,7 +111,7 @@ export function addRunOptions(command: Command, { variant }: { variant: boolean 
         .choices(PROGRESS_REPORTER_NAMES),
     )
     .option('-q, --quiet', 'no progress at all (--reporter quiet)', false)
-    .option('--agent-cmd <command>', 'evaluate your own agent: run this program per trial (agent-input/v1 on stdin, answer on stdout; words split like a shell, no shell run)')
+    .option('--agent-cmd <command>', 'evaluate your own agent: run this program per trial (agent-input/v1 on stdin, answer on stdout; words split like a shell, no shell run). Its model calls (OpenAI Chat Completions or Responses, Anthropic Messages, Gemini) go through the capture proxy: OPENAI_BASE_URL, ANTHROPIC_BASE_URL and GOOGLE_GEMINI_BASE_URL point at it; its upstreams are --base-url, ANTHROPIC_BASE_URL/ANTHROPIC_API_KEY and GOOGLE_GEMINI_BASE_URL/GEMINI_API_KEY')
     .option('--agent-url <url>', 'evaluate your own agent behind HTTP: POST agent-input/v1 per trial, read agent-output/v1')
     .option('--agent-env <name...>', 'with --agent-cmd: also pass this environment variable to the agent (repeatable; the API key never is)')
     .option('--agent-header <header=env...>', 'with --agent-url: send header HEADER with the value of environment variable ENV (never written to output)')
@@ -188,8 +188,11 @@ export function systemRequest(flags: RunFlags, variant: LoadedVariant | null, pr
 }
 
 /** The live endpoint a plan's model calls go to (the harness's, or the capture proxy's upstream); null for cassettes and no model. */
-function modelEndpointOf(plan: SystemPlan, flags: RunFlags): PreflightTarget | null {
+function modelEndpointOf(plan: SystemPlan, flags: RunFlags, env: SystemRequest['env']): PreflightTarget | null {
   if (plan.model.kind !== 'live') return null;
+  // An external agent on Anthropic's or Gemini's API with no OpenAI endpoint named: nothing of OpenAI's to check.
+  const otherUpstream = Object.keys(otherUpstreams(env)).length > 0;
+  if (plan.adapter !== 'harness' && plan.model.baseUrl === undefined && otherUpstream) return null;
   return {
     baseUrl: plan.model.baseUrl ?? DEFAULT_OPENAI_BASE_URL,
     apiKey: plan.model.apiKey ?? null,
@@ -203,7 +206,7 @@ function modelEndpointOf(plan: SystemPlan, flags: RunFlags): PreflightTarget | n
 export async function buildAdapter(flags: RunFlags, variant: LoadedVariant | null, prepared: PreparedRun): Promise<Adapter> {
   const request = systemRequest(flags, variant, prepared);
   const plan = resolveSystem(request);
-  const endpoint = modelEndpointOf(plan, flags);
+  const endpoint = modelEndpointOf(plan, flags, request.env);
   const warning = endpoint ? await preflight(endpoint) : null;
   if (warning) process.stderr.write(terminalSafe(`warning: ${warning}`) + '\n');
   const errorPatterns = prepared.suites.flatMap((s) => s.header.errorPatterns).map((p) => ({ pattern: safeRegex(p.pattern), error_type: p.error_type }));
@@ -216,8 +219,6 @@ export interface RunHooks {
   reporters: Reporters;
   /** The gate the run is judged by, for the header (gateSummary). */
   gate: string;
-  /** Packs each stored trace for report.html as it goes. */
-  viewerTraces?: ViewerTraces;
   /** compare --epochs auto: this side's stages run together with the other side's. */
   pairedSide?: PairedSide;
   /** The significance level --epochs auto spends over its looks (the gate's alpha). */
@@ -297,7 +298,8 @@ export async function runInto(prepared: PreparedRun, flags: RunFlags, variant: L
       settings: runSettingsOf(flags, variant, prepared, adapter),
       selection: { tags: flags.tag?.length ? flags.tag : null, grep: flags.grep ?? null, max_steps: flags.maxSteps ?? null, timeout_ms: flags.timeout },
       signal: controller.signal,
-      ...(hooks.viewerTraces && flags.html ? { viewerTraces: hooks.viewerTraces } : {}),
+      onTraceStored: (event) => reporters.traceStored(event),
+      onTracePacked: (file, packed) => reporters.tracePacked(file, packed),
       onTrialStart: (event) => reporters.emit('onTrialStart', event),
       onTrialEnd: (event) => {
         reporters.emit('onTrialEnd', event);
@@ -321,8 +323,8 @@ export function progressReporter(flags: Pick<RunFlags, 'quiet' | 'reporter'>, sh
 }
 
 /** The progress display, then the artifacts. */
-export function runReporters(flags: RunFlags, viewerTraces?: ViewerTraces): Reporters {
-  return new Reporters([progressReporter(flags), ...artifactReporters(flags.html, viewerTraces)]);
+export function runReporters(flags: RunFlags): Reporters {
+  return new Reporters([progressReporter(flags), ...artifactReporters(flags.html)]);
 }
 
 export function registerRun(program: Command, handle: (work: () => Promise<number>) => Promise<void>): void {
@@ -372,12 +374,11 @@ Exit codes: 0 gate passed, 1 gate failed, 2 bad input or usage, 3 could not run.
       checkBaselineShares(prepared.wholeRun, gateInputs.baseline);
       const outDir = path.resolve(flags.out);
       ensureWritableDir(outDir);
-      const viewerTraces = new ViewerTraces();
-      const reporters = runReporters(flags, viewerTraces);
+      const reporters = runReporters(flags);
       const report = await withAdapters([() => buildAdapter(flags, variant, prepared)], async ([adapter]) => {
         checkOutputFolder(outDir);
         checkResumeSettings(outDir, runSettingsOf(flags, variant, prepared, adapter!), flags.resume);
-        return runInto(prepared, flags, variant, outDir, adapter!, { reporters, gate: gateSummary(gateInputs), viewerTraces, alpha: gateInputs.rules.alpha });
+        return runInto(prepared, flags, variant, outDir, adapter!, { reporters, gate: gateSummary(gateInputs), alpha: gateInputs.rules.alpha });
       });
       return finishReport(report, outDir, flags, gateInputs, prepared.redactor, reporters);
     });

@@ -1,4 +1,4 @@
-import type { Adapter } from '../adapters/types.js';
+import type { Adapter } from '../schema/adapter.js';
 
 /**
  * The one owner of a run's setup and teardown: builds the adapters in order, runs `body` with them,

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { resolveSystem } from '../adapters/resolveSystem.js';
-import type { Adapter } from '../adapters/types.js';
+import type { Adapter } from '../schema/adapter.js';
 import { readRunSettings, settingsChanges, type RunSettings } from '../runner/runSettings.js';
 import { CliError, EXIT } from './exitCodes.js';
 import type { LoadedVariant } from './variantOption.js';

@@ -1,5 +1,5 @@
 import pLimit from 'p-limit';
-import type { Adapter } from '../adapters/types.js';
+import type { Adapter } from '../schema/adapter.js';
 import { TracegateError, type RunErrorCode } from '../schema/runError.js';
 import type { Task } from '../schema/task.js';
 import type { Trace } from '../schema/trace.js';

@@ -1,5 +1,5 @@
 import type { RunReport } from '../schema/report.js';
-import type { LiveEvent, LiveHook, Reporter } from './types.js';
+import type { LiveEvent, LiveHook, Reporter, TraceStoredEvent } from './types.js';
 
 /**
  * Fans each run event out to every reporter, isolating them: a reporter that throws is recorded
@@ -7,6 +7,8 @@ import type { LiveEvent, LiveHook, Reporter } from './types.js';
  */
 export class Reporters {
   private readonly failed = new Map<string, { message: string; times: number }>();
+  /** Which reporter asked for each trace being packed (onTraceStored), to hand it back to. */
+  private readonly packing = new Map<string, Reporter>();
 
   constructor(private readonly list: readonly Reporter[]) {}
 
@@ -19,6 +21,34 @@ export class Reporters {
       } catch (error) {
         this.fail(reporter, hook, error);
       }
+    }
+  }
+
+  /** The JSON text the first reporter that wants a copy of this stored trace asks to have packed, or null. */
+  traceStored(event: TraceStoredEvent): string | null {
+    for (const reporter of this.list) {
+      if (!reporter.onTraceStored) continue;
+      try {
+        const json = reporter.onTraceStored(event);
+        if (json === null) continue;
+        this.packing.set(event.file, reporter);
+        return json;
+      } catch (error) {
+        this.fail(reporter, 'onTraceStored', error);
+      }
+    }
+    return null;
+  }
+
+  /** Hands a packed trace back to the reporter that asked for it. */
+  tracePacked(file: string, packed: string): void {
+    const reporter = this.packing.get(file);
+    if (!reporter) return;
+    this.packing.delete(file);
+    try {
+      reporter.onTracePacked?.(file, packed);
+    } catch (error) {
+      this.fail(reporter, 'onTracePacked', error);
     }
   }
 

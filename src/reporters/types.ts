@@ -1,5 +1,5 @@
 import type { RunReport, Trial } from '../schema/report.js';
-import type { ModelInfo } from '../schema/trace.js';
+import type { ModelInfo, Trace } from '../schema/trace.js';
 
 /** What a run is about to do, told before its first trial (the terminal's header). */
 export interface RunStartEvent {
@@ -24,6 +24,12 @@ export interface TrialStartEvent {
   readonly epoch: number;
 }
 
+/** A trace as the run stored it (valid and redacted), at `file` below the output folder. */
+export interface TraceStoredEvent {
+  readonly file: string;
+  readonly trace: Trace;
+}
+
 export interface TrialEndEvent {
   readonly taskId: string;
   readonly epoch: number;
@@ -44,6 +50,13 @@ export interface Reporter {
   onRunStart?(event: RunStartEvent): void;
   onTrialStart?(event: TrialStartEvent): void;
   onTrialEnd?(event: TrialEndEvent): void;
+  /**
+   * A stored trace, for a reporter that keeps a copy (report.html): it answers with the JSON text it
+   * wants packed (gzip + base64) off the main thread, or null. The packed text comes back through
+   * onTracePacked. The first reporter that answers gets it.
+   */
+  onTraceStored?(event: TraceStoredEvent): string | null;
+  onTracePacked?(file: string, packed: string): void;
   /** How many trials now wait out a provider's Retry-After or backoff. */
   onWaiting?(waiting: number): void;
   /** The last trial ended (or the run stopped): live output is put away before the summary prints. */

@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
-import type { Adapter } from '../adapters/types.js';
+import type { Adapter } from '../schema/adapter.js';
 import { orchestrate, type TrialOutcome } from '../orchestrator/orchestrate.js';
 import { buildReport } from '../report/buildReport.js';
 import { judgeTrial } from '../report/judge.js';
@@ -8,8 +8,8 @@ import { removeOrphanedTempFiles } from '../schema/atomicWrite.js';
 import { isAlive } from '../orchestrator/workspaces.js';
 import type { Redactor } from '../schema/redact.js';
 import type { RunInfo, RunReport, Trial } from '../schema/report.js';
-import type { ViewerTraces } from '../reporters/html/viewerTraces.js';
 import type { Task } from '../schema/task.js';
+import type { Trace } from '../schema/trace.js';
 import type { LoadedSuite } from '../suite/loadSuite.js';
 import { runHeader } from '../report/runHeader.js';
 import { finishedTrialKeys, journalLine, repairJournal } from './journal.js';
@@ -37,8 +37,12 @@ export interface ExecuteOptions {
   onWaiting?: (waiting: number) => void;
   /** Per-task trial count, at most `epochs` (--epochs auto runs stages through this). Default: epochs. */
   trialsWanted?: (task: Task) => number;
-  /** Packs each stored trace for report.html as it goes (while it has room). */
-  viewerTraces?: ViewerTraces;
+  /**
+   * Told of each stored trace the judge found valid: answers with JSON text to have packed by the
+   * writer's thread (report.html's copy), handed back through onTracePacked, or null.
+   */
+  onTraceStored?: (event: { file: string; trace: Trace }) => string | null;
+  onTracePacked?: (file: string, packed: string) => void;
   /** The settings that decide a trial's outcome, recorded in run-settings.json when a run starts (checked by --resume). */
   settings?: RunSettings;
   /** Which tasks were selected and the limits they ran under (merge compares them across shards). */
@@ -81,16 +85,15 @@ export async function executeRun(options: ExecuteOptions): Promise<RunReport> {
   let finished = done.size;
 
   const startedAt = new Date();
-  const viewerTraces = options.viewerTraces;
-  const writer = new TrialWriter(journalFile, viewerTraces && ((key, packed) => viewerTraces.add(key, packed)));
+  const writer = new TrialWriter(journalFile, options.onTracePacked);
   const onTrial = (outcome: TrialOutcome) => {
     // Judged as stored: redacted first, so no preview the judge cuts can split a secret, and a
     // re-scored trace file gives the same verdict.
     const trace = outcome.trace ? redactor.deep(outcome.trace) : null;
     const traceFile = trace ? traceFileName(outcome.task.id, outcome.epoch) : null;
     const trial = redactor.deep(judgeTrial(outcome.task, outcome.epoch, trace, outcome.error, outcome.durationMs, traceFile));
-    // A trace the judge found valid is packed for the page now, by the writer's thread.
-    const viewerJson = trace && trial.error?.code !== 'TRACE_INVALID' ? (viewerTraces?.claim(trace) ?? null) : null;
+    // A trace the judge found valid is packed for whoever asks for a copy now, by the writer's thread.
+    const viewerJson = trace && traceFile && trial.error?.code !== 'TRACE_INVALID' ? (options.onTraceStored?.({ file: traceFile, trace }) ?? null) : null;
     writer.write({
       traceFile: traceFile && path.join(outDir, traceFile),
       trace: trace && JSON.stringify(trace) + '\n',

@@ -7,7 +7,7 @@
  */
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
-import { packJson } from '../reporters/html/packJson.js';
+import { packJson } from '../schema/packJson.js';
 import { writeFileAtomicSync } from '../schema/atomicWrite.js';
 import type { StoredTrial, WriterReply } from './trialWriter.js';
 

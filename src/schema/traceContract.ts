@@ -31,6 +31,7 @@ export const RULE_NEEDS: { [R in FailureReason]: Need } = {
   AGENT_CRASH: need([], ['agent'], ['agentOutcome', 'agentProblem', 'agentErrorLine', 'agentStderrTail', 'agentHttpBody']),
   AGENT_TIMEOUT: need([], ['agent'], ['agentOutcome', 'agentProblem', 'agentErrorLine', 'agentStderrTail', 'agentHttpBody']),
   AGENT_OUTPUT_INVALID: need([], ['agent'], ['agentOutcome', 'agentProblem', 'agentErrorLine', 'agentStderrTail', 'agentHttpBody']),
+  NO_MODEL_REQUEST: need([], ['agent', 'llm', 'tool'], ['agentOutcome']),
   POLICY_MISMATCH: need([], ['tool'], ['toolName', 'toolArguments', 'riskReason', 'step']),
   MAX_STEPS_EXCEEDED: need(['final_answer.exit_reason', 'final_answer.text'], ['llm'], ['step']),
   COMPRESSION_INEFFECTIVE: need([], ['compression'], ['charsBefore', 'charsAfter', 'step']),

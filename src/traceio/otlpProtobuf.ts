@@ -1,4 +1,4 @@
-import { decodeOtlpProtobuf } from '../capture/otlpProto.js';
+import { decodeOtlpProtobuf } from './otlpProto.js';
 import { ImportError } from './importError.js';
 import { otlpRequestConversations } from './otlpJson.js';
 import type { TraceFormat } from './types.js';

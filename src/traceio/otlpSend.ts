@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { encodeOtlpProtobuf } from '../capture/otlpProto.js';
+import { encodeOtlpProtobuf } from './otlpProto.js';
 
 export type OtlpProtocol = 'http/json' | 'http/protobuf';
 

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mergeSpans } from '../../src/capture/mergeSpans.js';
 import { OTLP_GRACE_MS, newTraceContext, startOtlpReceiver, type OtlpReceiver } from '../../src/capture/otlpReceiver.js';
-import { encodeOtlpProtobuf } from '../../src/capture/otlpProto.js';
+import { encodeOtlpProtobuf } from '../../src/traceio/otlpProto.js';
 import { otlpTrial } from '../../src/capture/otlpTrial.js';
 import { llmSpans, toolAttr, toolSpans, type Span } from '../../src/schema/trace.js';
 import { ROOT } from '../helpers/cli.js';

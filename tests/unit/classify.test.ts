@@ -20,6 +20,18 @@ describe('classifier rules, one hand-built trace each', () => {
     expect(v.evidence[0]).toMatchObject({ span_id: trace.spans[2]!.span_id, step: 1 });
   });
 
+  it('NO_MODEL_REQUEST: an external agent that exited with no model call and no tool call seen is not a tool-selection failure', () => {
+    const trace = new TraceBuilder().final('I cannot help').build();
+    trace.spans[0]!.attributes['agent.outcome'] = 'exited';
+    const v = verdict(trace, [{ type: 'tool_called', tools: ['read_file'] }]);
+    expect(v).toMatchObject({ reason: 'NO_MODEL_REQUEST', layer: 'harness' });
+    expect(v.evidence[0]!.detail).toMatch(/no model request reached tracegate.*OPENAI_BASE_URL, ANTHROPIC_BASE_URL, GOOGLE_GEMINI_BASE_URL/);
+    // With one model call seen, the usual rules judge it.
+    const seen = new TraceBuilder().llm().final('I cannot help').build();
+    seen.spans[0]!.attributes['agent.outcome'] = 'exited';
+    expect(verdict(seen, [{ type: 'tool_called', tools: ['read_file'] }]).reason).toBe('TOOL_SELECTION_ERROR');
+  });
+
   it('POLICY_MISMATCH: a benign call was refused', () => {
     const trace = new TraceBuilder().llm().tool('run_shell', { command: 'ls' }, { decision: 'deny', error_type: 'COMMAND_BLOCKED' }).final('x').build();
     expect(verdict(trace, [{ type: 'policy', decision: 'allow' }])).toMatchObject({ reason: 'POLICY_MISMATCH', layer: 'harness' });
@@ -130,7 +142,7 @@ describe('classifier rules, one hand-built trace each', () => {
 
   it('the rule table is documented and ordered', () => {
     expect(RULES.map((r) => r.reason)).toEqual([
-      'POLICY_VIOLATION', 'AGENT_CRASH', 'AGENT_TIMEOUT', 'AGENT_OUTPUT_INVALID', 'POLICY_MISMATCH', 'MAX_STEPS_EXCEEDED', 'COMPRESSION_INEFFECTIVE', 'CONTEXT_LOSS',
+      'POLICY_VIOLATION', 'AGENT_CRASH', 'AGENT_TIMEOUT', 'AGENT_OUTPUT_INVALID', 'NO_MODEL_REQUEST', 'POLICY_MISMATCH', 'MAX_STEPS_EXCEEDED', 'COMPRESSION_INEFFECTIVE', 'CONTEXT_LOSS',
       'INVALID_ARGUMENTS', 'TOOL_ARGUMENT_ERROR', 'COMMAND_TIMEOUT', 'FILE_NOT_FOUND_UNRECOVERED', 'PERMISSION_DENIED_UNRECOVERED', 'TOOL_SELECTION_ERROR',
       'MODEL_UNDERSTANDING_ERROR', 'FINAL_ANSWER_INCOMPLETE',
     ]);

@@ -1,7 +1,7 @@
 import { existsSync, lstatSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { Adapter } from '../../src/adapters/types.js';
+import type { Adapter } from '../../src/schema/adapter.js';
 import { orchestrate, type TrialOutcome } from '../../src/orchestrator/orchestrate.js';
 import { selectShard } from '../../src/orchestrator/shard.js';
 import { tempDir } from '../helpers/cli.js';

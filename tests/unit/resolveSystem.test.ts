@@ -88,7 +88,7 @@ describe('trialEnvironment', () => {
       PATH: '/bin', HOME: '/h', WANTED: 'yes', TRACEGATE: '1', TRACEGATE_TASK_ID: 't', TRACEGATE_EPOCH: '1', TRACEGATE_MAX_STEPS: '5',
       TRACEGATE_WORKSPACE: '/w', TRACEGATE_TRACE_FILE: '/tr.json', TRACEGATE_TRACE_ID: 'a'.repeat(32), TRACEPARENT: `00-${'a'.repeat(32)}-${'b'.repeat(16)}-01`,
       OPENAI_BASE_URL: 'http://127.0.0.1:1/t/x/v1', OPENAI_API_KEY: 'tracegate-trial-x',
-      // The other protocols' variables name the same trial path and dummy key.
+      // Every protocol's client finds the trial: Anthropic's and Gemini's append their own /v1… path.
       ANTHROPIC_BASE_URL: 'http://127.0.0.1:1/t/x', ANTHROPIC_API_KEY: 'tracegate-trial-x',
       GOOGLE_GEMINI_BASE_URL: 'http://127.0.0.1:1/t/x', GEMINI_API_KEY: 'tracegate-trial-x',
     });

@@ -1,16 +1,22 @@
 import { writeFileAtomic } from '../../schema/atomicWrite.js';
 import path from 'node:path';
 import type { Reporter } from '../types.js';
-import { renderHtml } from './renderHtml.js';
-import type { ViewerTraces } from './viewerTraces.js';
+import { renderHtmlChunks } from './renderHtml.js';
+import { ViewerTraces } from './viewerTraces.js';
 
-/** report.html: one self-contained, offline page (see renderHtml); `packed`: traces the run packed already. */
-export function htmlReporter(packed?: ViewerTraces): Reporter {
+/**
+ * report.html: one self-contained, offline page (see renderHtmlChunks). It keeps a packed copy of
+ * each trace the run stores, while it has room (ViewerTraces), so the page need not read them again.
+ */
+export function htmlReporter(): Reporter {
+  const packed = new ViewerTraces();
   return {
     name: 'html',
+    onTraceStored: ({ trace }) => packed.claim(trace),
+    onTracePacked: (file, json) => packed.add(file, json),
     async onRunEnd(report, outDir) {
       const file = path.join(outDir, 'report.html');
-      await writeFileAtomic(file, await renderHtml(report, { traceRoot: outDir, ...(packed ? { packed } : {}) }), { durable: true });
+      await writeFileAtomic(file, renderHtmlChunks(report, { traceRoot: outDir, packed }), { durable: true });
       return file;
     },
   };

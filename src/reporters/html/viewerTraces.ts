@@ -1,6 +1,6 @@
 import type { Trace } from '../../schema/trace.js';
 import { viewerTraceJson } from './compactTrace.js';
-import { packJson } from './packJson.js';
+import { packJson } from '../../schema/packJson.js';
 import { DEFAULT_MAX_EMBEDDED_TRACES, DEFAULT_TRACE_BUDGET } from './renderHtml.js';
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decodeOtlpProtobuf, encodeOtlpProtobuf } from '../../../src/capture/otlpProto.js';
+import { decodeOtlpProtobuf, encodeOtlpProtobuf } from '../../../src/traceio/otlpProto.js';
 import { toOtlpRequest, toOtlpRequests } from '../../../src/traceio/otlpExport.js';
 import { TraceBuilder } from '../../helpers/traceBuilder.js';
 

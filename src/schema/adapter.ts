@@ -1,6 +1,6 @@
-import { TracegateError } from '../schema/runError.js';
-import type { Task } from '../schema/task.js';
-import type { ModelInfo, Trace } from '../schema/trace.js';
+import { TracegateError } from './runError.js';
+import type { Task } from './task.js';
+import type { ModelInfo, Trace } from './trace.js';
 
 export interface AdapterRunContext {
   /** Real path of the task's fresh workspace copy (removed after the run). */

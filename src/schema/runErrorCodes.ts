@@ -1,4 +1,4 @@
-import type { RunErrorCode } from '../schema/runError.js';
+import type { RunErrorCode } from './runError.js';
 
 /**
  * Run-error codes the external-agent adapters and the capture proxy produce (a trial with one of
