@@ -221,8 +221,9 @@ export class CaptureProxy {
       error: null,
     };
     trial.exchanges.push(exchange);
-    const fail = (code: string, message: string, absorbable = false) => {
-      const full = this.scrub(`task ${trial.taskId}, step ${step}: ${message}`);
+    // `actionFirst`: a message that starts with what the user must do keeps the task and step for its end.
+    const fail = (code: string, message: string, absorbable = false, actionFirst = false) => {
+      const full = this.scrub(actionFirst ? `${message} (task ${trial.taskId}, step ${step})` : `task ${trial.taskId}, step ${step}: ${message}`);
       // The first fault is the trial's, except that one the agent may still get past gives way to one it cannot.
       if (!trial.runError || (trial.absorbable && !absorbable)) Object.assign(trial, { runError: { code, message: full }, absorbable });
       exchange.error = full;
@@ -243,7 +244,7 @@ export class CaptureProxy {
         return void sendReply(res, found, parsed, step);
       }
       if (!upstream) {
-        return fail(AGENT_RUN_ERROR.NO_MODEL, 'the agent called a model, but this run has none: pass --base-url URL (or OPENAI_BASE_URL) for a live endpoint, or --cassettes DIR to replay');
+        return fail(AGENT_RUN_ERROR.NO_MODEL, 'pass --base-url URL (or OPENAI_BASE_URL) for a live endpoint, or --cassettes DIR to replay: the agent called a model, but this run has none', false, true);
       }
       exchange.source = 'live';
       // The query string (Azure's api-version) and the account headers go upstream with the call.
