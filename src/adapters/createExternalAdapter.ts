@@ -1,3 +1,4 @@
+import { RUN_DEFAULTS } from '../schema/runDefaults.js';
 import { existsSync } from 'node:fs';
 import { CaptureProxy, type CaptureProxyOptions } from '../capture/captureProxy.js';
 import { CassetteRecorder, CassetteReplay } from '../capture/cassetteStore.js';
@@ -45,13 +46,33 @@ function externalModel(plan: ModelPlan, redactor: Redactor, concurrency: number,
 
 /** Starts an external agent's adapter (`--agent-cmd`, `--agent-url`): its capture proxy and OTLP receiver first. */
 export async function createExternalAdapter(plan: Exclude<SystemPlan, { adapter: 'harness' }>, argv: string[], deps: AdapterDeps): Promise<Adapter> {
-  const { info, proxy } = externalModel(plan.model, deps.redactor, deps.concurrency ?? 4, deps.env, deps.maskPatterns ?? []);
-  await proxy.start();
-  // One OTLP receiver per run, next to the proxy: spans of instrumented agents join their trial's trace.
-  const otlp = await startOtlpReceiver({ openTracesOnly: true }).catch(async (error: unknown) => {
-    await proxy.close();
-    throw error;
-  });
+  const { info, proxy } = externalModel(plan.model, deps.redactor, deps.concurrency ?? RUN_DEFAULTS.concurrency, deps.env, deps.maskPatterns ?? []);
+  // What this function started, closed in its one `finally` unless the adapter was built (then the
+  // adapter's close owns them, called by the run's lifecycle owner).
+  const started: { close(): Promise<void> }[] = [];
+  let built = false;
+  try {
+    await proxy.start();
+    started.push(proxy);
+    // One OTLP receiver per run, next to the proxy: spans of instrumented agents join their trial's trace.
+    const otlp = await startOtlpReceiver({ openTracesOnly: true });
+    started.push(otlp);
+    const adapter = externalAdapter(plan, argv, deps, info, proxy, otlp);
+    built = true;
+    return adapter;
+  } finally {
+    if (!built) await Promise.all(started.map((s) => s.close()));
+  }
+}
+
+function externalAdapter(
+  plan: Exclude<SystemPlan, { adapter: 'harness' }>,
+  argv: string[],
+  deps: AdapterDeps,
+  info: ReturnType<typeof externalModel>['info'],
+  proxy: CaptureProxy,
+  otlp: Awaited<ReturnType<typeof startOtlpReceiver>>,
+): Adapter {
   const shared = {
     proxy,
     otlp,

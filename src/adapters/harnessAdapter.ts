@@ -76,7 +76,7 @@ function buildModel(options: HarnessAdapterOptions): Model {
     model: options.model,
     baseURL: options.baseURL,
     apiKey: options.apiKey,
-    limiter: new EndpointLimiter({ max: options.concurrency ?? 4 }),
+    limiter: new EndpointLimiter({ max: options.concurrency ?? RUN_DEFAULTS.concurrency }),
   });
   return options.record ? new RecordingModel(live, options.record, options.redactor) : live;
 }

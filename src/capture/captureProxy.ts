@@ -284,8 +284,9 @@ export class CaptureProxy {
       protocol: protocol.id,
     };
     trial.exchanges.push(exchange);
-    const fail = (code: string, message: string, absorbable = false) => {
-      const full = this.scrub(`task ${trial.taskId}, step ${step}: ${message}`);
+    // `actionFirst`: a message that starts with what the user must do keeps the task and step for its end.
+    const fail = (code: string, message: string, absorbable = false, actionFirst = false) => {
+      const full = this.scrub(actionFirst ? `${message} (task ${trial.taskId}, step ${step})` : `task ${trial.taskId}, step ${step}: ${message}`);
       // The first fault is the trial's, except that one the agent may still get past gives way to one it cannot.
       if (!trial.runError || (trial.absorbable && !absorbable)) Object.assign(trial, { runError: { code, message: full }, absorbable });
       exchange.error = full;
@@ -317,7 +318,7 @@ export class CaptureProxy {
             : protocol.upstream === 'anthropic'
               ? 'set ANTHROPIC_API_KEY (and ANTHROPIC_BASE_URL for another endpoint) for a live endpoint'
               : 'set GEMINI_API_KEY (and GOOGLE_GEMINI_BASE_URL for another endpoint) for a live endpoint';
-        return fail(AGENT_RUN_ERROR.NO_MODEL, `the agent called a model (${protocol.label}), but this run has none for it: ${hint}, or --cassettes DIR to replay`);
+        return fail(AGENT_RUN_ERROR.NO_MODEL, `${hint}, or --cassettes DIR to replay: the agent called a model (${protocol.label}), but this run has none for it`, false, true);
       }
       exchange.source = 'live';
       // The query string (Azure's api-version, Anthropic's beta=true, Gemini's alt=sse) and the account headers go upstream with the call.

@@ -118,7 +118,7 @@ export function artifactReporters(html: boolean): Reporter[] {
   return [jsonReporter, junitReporter, summaryMarkdownReporter, ...(html ? [htmlReporter()] : [])];
 }
 
-/** `2×PROVIDER_ERROR, 1×NO_MODEL: the agent called a model, but …`: why trials errored, the first message whole. */
+/** `2×PROVIDER_ERROR, 1×NO_MODEL: pass --base-url URL …`: why trials errored, the first message whole. */
 function errorCounts(report: RunReport): string {
   const errors = report.tasks.flatMap((t) => t.trials).flatMap((t) => (t.error ? [t.error] : []));
   const counts = new Map<string, number>();

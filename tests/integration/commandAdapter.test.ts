@@ -331,7 +331,7 @@ describe('command adapter', () => {
     expect(tasks['no_model']!.status).toBe('passed');
     expect(tasks['wants_model']!.status).toBe('errored');
     expect(tasks['wants_model']!.trials[0]!.error).toMatchObject({ code: 'NO_MODEL' });
-    expect(tasks['wants_model']!.trials[0]!.error!.message).toMatch(/^task wants_model, step 1: the agent called a model \(the OpenAI Chat Completions API\), but this run has none for it/);
+    expect(tasks['wants_model']!.trials[0]!.error!.message).toMatch(/^pass --base-url URL \(or OPENAI_BASE_URL\) for a live endpoint, or --cassettes DIR to replay: the agent called a model \(the OpenAI Chat Completions API\), but this run has none for it \(task wants_model, step 1\)$/);
   });
 
   it('50 trials at -j 25 never mix traffic: every trial sees only its own model calls', async () => {

@@ -39,7 +39,7 @@ describe('the terminal summary keeps its units apart', () => {
 
   it('an error in the failing-tasks table is whole, wrapped, its actionable end kept (no cut at 70 characters)', () => {
     const report: RunReport = makeReport([{ id: 'wants_model', trials: 'e' }]);
-    const message = 'task wants_model, step 1: the agent called a model, but this run has none: pass --base-url URL (or OPENAI_BASE_URL) for a live endpoint, or --cassettes DIR to replay; see http://127.0.0.1:4000/a/very/long/path/that/is/longer/than/the/evidence/column/itself';
+    const message = 'pass --base-url URL (or OPENAI_BASE_URL) for a live endpoint, or --cassettes DIR to replay: the agent called a model, but this run has none (task wants_model, step 1); see http://127.0.0.1:4000/a/very/long/path/that/is/longer/than/the/evidence/column/itself';
     report.tasks[0] = { ...report.tasks[0]!, error: { code: 'NO_MODEL', message } };
     const rows = cells(formatTerminal(report));
     const at = rows.findIndex((r) => r[0] === 'wants_model');
