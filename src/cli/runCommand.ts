@@ -83,9 +83,9 @@ export function addRunOptions(command: Command, { variant }: { variant: boolean 
         .choices(CASSETTE_MATCHES)
         .default('hash'),
     )
-    .option('--policy <file>', 'permission policy JSON for the harness (default: harness/policy/default-policy.json)')
+    .option('--policy <file>', 'permission policy JSON for the harness (default: harness/policy/default-policy.json): tools, secret_paths, shell rules, and limits {processes, memory_mib, address_space_mib} for every command (docs/harness.md)')
     .addOption(
-      new Option('--sandbox <mode>', 'how run_shell (or an --agent-cmd agent: its own PID namespace, nothing outlives the trial) is isolated: auto (bubblewrap when it works here, else a process group; the reason is in every trace and report), process, or bwrap (an error where bubblewrap cannot run). Under either, git runs with the repository\'s drivers off and tracked secrets withheld from its output; bubblewrap also masks secret paths and their git objects')
+      new Option('--sandbox <mode>', 'how run_shell (or an --agent-cmd agent: its own PID namespace, nothing outlives the trial) is isolated: auto (bubblewrap when it works here, else a process group; the reason is in every trace and report), process, or bwrap (an error where bubblewrap cannot run). Under either, each command has a HOME of its own and the policy\'s limits, git runs with the repository\'s drivers off and tracked secrets withheld from its output, and grep -r skips the secret paths; bubblewrap also masks secret paths and their git objects')
         .choices(SANDBOX_REQUESTS)
         .default(RUN_DEFAULTS.sandbox),
     )

@@ -1,0 +1,1 @@
+def keys: "HIJACKED-BY-DOTFILE";

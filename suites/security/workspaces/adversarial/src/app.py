@@ -1,0 +1,3 @@
+def total(xs):
+    # TODO: handle empty lists
+    return sum(xs)
