@@ -37,6 +37,9 @@ export interface RunFlags extends GateFlags {
   provider?: 'openai' | 'cassette';
   model?: string;
   baseUrl?: string;
+  /** The capture proxy's Anthropic and Gemini upstreams (else ANTHROPIC_BASE_URL, GOOGLE_GEMINI_BASE_URL). */
+  anthropicBaseUrl?: string;
+  geminiBaseUrl?: string;
   apiKeyEnv: string;
   cassettes?: string;
   record?: string;
@@ -70,6 +73,8 @@ export function addRunOptions(command: Command, { variant }: { variant: boolean 
     .addOption(new Option('--provider <name>', 'model provider (default: cassette when --cassettes is given, else openai)').choices(['openai', 'cassette']))
     .option('-m, --model <name>', 'model name at an OpenAI-compatible endpoint (or OPENAI_MODEL)')
     .option('--base-url <url>', 'OpenAI-compatible endpoint, e.g. http://localhost:11434/v1 (or OPENAI_BASE_URL)')
+    .option('--anthropic-base-url <url>', "with --agent-cmd or --agent-url: the capture proxy's Anthropic Messages upstream (or ANTHROPIC_BASE_URL; default https://api.anthropic.com when ANTHROPIC_API_KEY is set; key in ANTHROPIC_API_KEY)")
+    .option('--gemini-base-url <url>', "with --agent-cmd or --agent-url: the capture proxy's Gemini upstream (or GOOGLE_GEMINI_BASE_URL; default https://generativelanguage.googleapis.com when GEMINI_API_KEY is set; key in GEMINI_API_KEY)")
     .option('--api-key-env <name>', 'environment variable that holds the API key', 'OPENAI_API_KEY')
     .option('--cassettes <dir>', 'replay model responses from this folder of cassettes (<task_id>.json each)')
     .option('--record <dir>', "record the live model's responses as cassettes into this folder")
@@ -174,7 +179,13 @@ function suiteDefaults(suites: LoadedSuite[]): PreparedRun['suiteDefaults'] {
 
 /** The CLI's part of "which system runs": hand flags, environment, suite header and variant to the resolver. */
 export function systemRequest(flags: RunFlags, variant: LoadedVariant | null, prepared: PreparedRun): SystemRequest {
-  return { flags, env: process.env, suite: prepared.suiteDefaults, variant, policyTasksOnly: prepared.policyTasksOnly };
+  // The other protocols' upstream flags stand in for their variables, which the adapter reads.
+  const env = {
+    ...process.env,
+    ...(flags.anthropicBaseUrl ? { ANTHROPIC_BASE_URL: flags.anthropicBaseUrl } : {}),
+    ...(flags.geminiBaseUrl ? { GOOGLE_GEMINI_BASE_URL: flags.geminiBaseUrl } : {}),
+  };
+  return { flags, env, suite: prepared.suiteDefaults, variant, policyTasksOnly: prepared.policyTasksOnly };
 }
 
 /** The live endpoint a plan's model calls go to (the harness's, or the capture proxy's upstream); null for cassettes and no model. */
@@ -200,7 +211,7 @@ export async function buildAdapter(flags: RunFlags, variant: LoadedVariant | nul
   const warning = endpoint ? await preflight(endpoint) : null;
   if (warning) process.stderr.write(terminalSafe(`warning: ${warning}`) + '\n');
   const errorPatterns = prepared.suites.flatMap((s) => s.header.errorPatterns).map((p) => ({ pattern: safeRegex(p.pattern), error_type: p.error_type }));
-  return createAdapter(plan, { redactor: prepared.redactor, env: process.env, secrets: secretsOf(request), errorPatterns, concurrency: flags.concurrency });
+  return createAdapter(plan, { redactor: prepared.redactor, env: request.env, secrets: secretsOf(request), errorPatterns, concurrency: flags.concurrency });
 }
 
 /** What a run's trial phase needs besides its tasks and adapter: who hears its events, and what its header says. */
