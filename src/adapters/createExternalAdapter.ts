@@ -37,10 +37,13 @@ function externalModel(plan: ModelPlan, redactor: Redactor, concurrency: number,
     return { info: { provider: 'none', mode: 'none', model: 'none', base_url: null }, proxy: new CaptureProxy({ upstream: null, replay: null, recorder: null, redactor, masks }) };
   }
   const baseUrl = plan.baseUrl ?? DEFAULT_OPENAI_BASE_URL;
-  const recorder = plan.record ? new CassetteRecorder(plan.record, baseUrl, redactor) : null;
+  const others = otherUpstreams(env);
+  // With no OpenAI endpoint named, the report names the one the run does have (Anthropic's or Gemini's).
+  const named = plan.baseUrl ?? (plan.apiKey ? undefined : (others.anthropic ?? others.gemini)?.baseUrl) ?? baseUrl;
+  const recorder = plan.record ? new CassetteRecorder(plan.record, named, redactor) : null;
   return {
-    info: { provider: 'openai', mode: plan.record ? 'recording' : 'live', model: plan.model ?? MODEL_CHOSEN_BY_AGENT, base_url: baseUrl },
-    proxy: new CaptureProxy({ upstream: { baseUrl, apiKey: plan.apiKey ?? null }, upstreams: otherUpstreams(env), replay: null, recorder, limiter: new EndpointLimiter({ max: Math.max(1, concurrency) }), redactor, masks }),
+    info: { provider: 'openai', mode: plan.record ? 'recording' : 'live', model: plan.model ?? MODEL_CHOSEN_BY_AGENT, base_url: named },
+    proxy: new CaptureProxy({ upstream: { baseUrl, apiKey: plan.apiKey ?? null }, upstreams: others, replay: null, recorder, limiter: new EndpointLimiter({ max: Math.max(1, concurrency) }), redactor, masks }),
   };
 }
 

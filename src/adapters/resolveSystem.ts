@@ -83,6 +83,10 @@ function modelPlan(req: SystemRequest, external: boolean): ModelPlan {
   if (baseUrl) checkBaseUrl(baseUrl, flags.baseUrl ? '--base-url' : 'OPENAI_BASE_URL');
   const apiKey = env[flags.apiKeyEnv] || undefined;
   if (external) {
+    for (const name of ['ANTHROPIC_BASE_URL', 'GOOGLE_GEMINI_BASE_URL'] as const) {
+      const value = env[name];
+      if (value) checkBaseUrl(value, name === 'ANTHROPIC_BASE_URL' ? 'ANTHROPIC_BASE_URL (or --anthropic-base-url)' : 'GOOGLE_GEMINI_BASE_URL (or --gemini-base-url)');
+    }
     // An external agent picks its own model; the proxy needs only somewhere to send its calls.
     // Anthropic's or Gemini's endpoint (ANTHROPIC_API_KEY, GEMINI_API_KEY, their base URLs) is an upstream too.
     if (!baseUrl && !apiKey && !OTHER_UPSTREAM_VARIABLES.some((name) => env[name])) {

@@ -172,6 +172,9 @@ export class CaptureProxy {
       return void this.sendError(res, 401, `tracegate capture proxy: this is not the key of this trial (${names}; the trial's key is in OPENAI_API_KEY, ANTHROPIC_API_KEY and GEMINI_API_KEY)`);
     }
     if (!found) {
+      // A reachability probe, or a read that is no model call, is answered without touching the trial.
+      if (method === 'HEAD') return void res.writeHead(200).end();
+      if (method !== 'POST') return void this.sendError(res, 404, `tracegate capture proxy: ${method} ${route || '/'} is not proxied`);
       // An API the proxy does not speak: the run's limit, not the agent's crash. The trial errors, naming what was called.
       const message = `this agent called ${describeCall(method, route)} at the proxy; tracegate's capture proxy speaks ${SPOKEN}, so the trial cannot be judged from its traffic`;
       this.refuse(trial, message);

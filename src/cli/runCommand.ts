@@ -40,6 +40,9 @@ export interface RunFlags extends GateFlags {
   provider?: 'openai' | 'cassette';
   model?: string;
   baseUrl?: string;
+  /** The capture proxy's Anthropic and Gemini upstreams (else ANTHROPIC_BASE_URL, GOOGLE_GEMINI_BASE_URL). */
+  anthropicBaseUrl?: string;
+  geminiBaseUrl?: string;
   apiKeyEnv: string;
   cassettes?: string;
   record?: string;
@@ -76,6 +79,8 @@ export function addRunOptions(command: Command, { variant }: { variant: boolean 
     .option('-m, --model <name>', 'model name at an OpenAI-compatible endpoint (or OPENAI_MODEL)')
     .option('--base-url <url>', 'OpenAI-compatible endpoint, e.g. http://localhost:11434/v1 (or OPENAI_BASE_URL)')
     .option('--api-key-env <name>', 'environment variable that holds the API key', RUN_DEFAULTS.apiKeyEnv)
+    .option('--anthropic-base-url <url>', "with --agent-cmd or --agent-url: the capture proxy's Anthropic Messages upstream (or ANTHROPIC_BASE_URL; default https://api.anthropic.com when ANTHROPIC_API_KEY is set; key in ANTHROPIC_API_KEY)")
+    .option('--gemini-base-url <url>', "with --agent-cmd or --agent-url: the capture proxy's Gemini upstream (or GOOGLE_GEMINI_BASE_URL; default https://generativelanguage.googleapis.com when GEMINI_API_KEY is set; key in GEMINI_API_KEY)")
     .option('--cassettes <dir>', 'replay model responses from this folder of cassettes (<task_id>.json each)')
     .option('--record <dir>', "record the live model's responses as cassettes into this folder")
     .addOption(
@@ -183,9 +188,18 @@ function suiteDefaults(suites: LoadedSuite[]): PreparedRun['suiteDefaults'] {
   return { cassettes: pick('cassettes'), policy: pick('policy'), mcpServers: servers[0] ? (JSON.parse(servers[0]) as McpServerSpec[]) : null };
 }
 
+/** The environment the run reads: the other protocols' upstream flags stand in for their variables. */
+function runEnvironment(flags: RunFlags): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    ...(flags.anthropicBaseUrl ? { ANTHROPIC_BASE_URL: flags.anthropicBaseUrl } : {}),
+    ...(flags.geminiBaseUrl ? { GOOGLE_GEMINI_BASE_URL: flags.geminiBaseUrl } : {}),
+  };
+}
+
 /** The run resolved once from the flags, the environment, the suites, the variant and the gate inputs (src/cli/resolveRun.ts). */
 export function resolveRunOf(flags: RunFlags, variant: LoadedVariant | null, prepared: PreparedRun, gate: Pick<GateInputs, 'rules' | 'baseline'>): ResolvedRun {
-  return resolveRun(flags, process.env, { suiteDefaults: prepared.suiteDefaults, policyTasksOnly: prepared.policyTasksOnly, variant, gate });
+  return resolveRun(flags, runEnvironment(flags), { suiteDefaults: prepared.suiteDefaults, policyTasksOnly: prepared.policyTasksOnly, variant, gate });
 }
 
 /** The live endpoint a plan's model calls go to (the harness's, or the capture proxy's upstream); null for cassettes and no model. */
@@ -206,12 +220,12 @@ function modelEndpointOf(plan: SystemPlan, flags: RunFlags, env: NodeJS.ProcessE
 /** Checks the resolved run's model endpoint answers (exit 3 at once if not), and builds its adapter. */
 export async function buildAdapter(flags: RunFlags, run: ResolvedRun, prepared: PreparedRun): Promise<Adapter> {
   const plan = run.system;
-  const endpoint = modelEndpointOf(plan, flags, process.env);
+  const endpoint = modelEndpointOf(plan, flags, runEnvironment(flags));
   const warning = endpoint ? await preflight(endpoint) : null;
   if (warning) process.stderr.write(terminalSafe(`warning: ${warning}`) + '\n');
   const errorPatterns = prepared.suites.flatMap((s) => s.header.errorPatterns).map((p) => ({ pattern: safeRegex(p.pattern), error_type: p.error_type }));
   const maskPatterns = prepared.suites.flatMap((s) => s.header.maskPatterns).map((p) => volatileMask(p.pattern, p.replacement));
-  return createAdapter(plan, { redactor: prepared.redactor, env: process.env, secrets: [...run.secrets], errorPatterns, maskPatterns, concurrency: run.concurrency });
+  return createAdapter(plan, { redactor: prepared.redactor, env: runEnvironment(flags), secrets: [...run.secrets], errorPatterns, maskPatterns, concurrency: run.concurrency });
 }
 
 /** What a run's trial phase needs besides its tasks and adapter: who hears its events, and what its header says. */

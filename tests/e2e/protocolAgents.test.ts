@@ -46,9 +46,9 @@ afterEach(async () => {
 });
 
 const CASES: Array<{ protocol: WireProtocol; env: (url: string) => Record<string, string>; keyHeader: string }> = [
-  { protocol: 'responses', env: (url) => ({ OPENAI_API_KEY: 'sk-upstream-responses-0123456789' }), keyHeader: 'authorization' },
+  { protocol: 'responses', env: () => ({ OPENAI_API_KEY: 'sk-upstream-responses-0123456789' }), keyHeader: 'authorization' },
   { protocol: 'anthropic', env: (url) => ({ ANTHROPIC_BASE_URL: url, ANTHROPIC_API_KEY: 'sk-ant-upstream-0123456789' }), keyHeader: 'x-api-key' },
-  { protocol: 'gemini', env: (url) => ({ GOOGLE_GEMINI_BASE_URL: url, GEMINI_API_KEY: 'AIzaUpstream0123456789abc' }), keyHeader: 'x-goog-api-key' },
+  { protocol: 'gemini', env: () => ({ GEMINI_API_KEY: 'AIzaUpstream0123456789abc' }), keyHeader: 'x-goog-api-key' },
 ];
 
 describe('agents on the Responses, Anthropic and Gemini clients through --agent-cmd', () => {
@@ -60,8 +60,8 @@ describe('agents on the Responses, Anthropic and Gemini clients through --agent-
       const file = suite();
       const cassettes = path.join(tempDir(), 'cassettes');
       const live = tempDir();
-      // Anthropic's and Gemini's endpoints come from their own variables; no OpenAI endpoint is named or checked.
-      const baseUrl = protocol === 'responses' ? ['--base-url', `${url}/v1`] : [];
+      // Anthropic's endpoint from its variable, Gemini's from its flag; no OpenAI endpoint is named or checked.
+      const baseUrl = protocol === 'responses' ? ['--base-url', `${url}/v1`] : protocol === 'gemini' ? ['--gemini-base-url', url] : [];
       const recorded = await runCli(['run', file, '--agent-cmd', `node ${AGENT} ${protocol} stream`, ...baseUrl, '--record', cassettes, '--out', live, '--no-html'], { env: { ...offline, ...env(url) } });
       expect(recorded.stderr).not.toMatch(/errored/);
       expect(verdicts(readReport(live))).toEqual({ code_001: 'passed:', write_001: 'failed:TOOL_SELECTION_ERROR' });

@@ -166,6 +166,9 @@ describe('capture proxy protocol front-ends', () => {
     const proxy = await startProxy({ upstream: { baseUrl: 'http://127.0.0.1:9/v1', apiKey: 'k' }, replay: null, recorder: null });
     const channel = proxy.openTrial('t');
     expect((await fetch(`${channel.rootUrl}/`, { method: 'HEAD' })).status).toBe(200);
+    // Probes and reads that are no model call never make the trial errored.
+    expect((await fetch(`${channel.rootUrl}/v1`, { method: 'HEAD' })).status).toBe(200);
+    expect((await fetch(`${channel.rootUrl}/api/hello`, { headers: { 'x-api-key': channel.apiKey } })).status).toBe(404);
     const count = await fetch(`${channel.rootUrl}/v1/messages/count_tokens?beta=true`, { method: 'POST', headers: { 'x-api-key': channel.apiKey }, body: JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'hello there' }] }) });
     expect(((await count.json()) as { input_tokens: number }).input_tokens).toBeGreaterThan(0);
     const wrong = await fetch(`${channel.rootUrl}/v1/messages`, { method: 'POST', headers: { 'x-api-key': 'sk-ant-someone-else' }, body: '{}' });

@@ -40,6 +40,14 @@ describe('resolveSystem: which system and which model run', () => {
     expect(() => resolveSystem(request({ agentClock: '+1d' }))).toThrow(/--agent-clock applies only with --agent-cmd/);
   });
 
+  it("an Anthropic or Gemini key or base URL alone makes an external agent's run live; their keys are secrets; a bad base URL is refused", () => {
+    expect(resolveSystem(request({ agentCmd: 'a' })).model).toEqual({ kind: 'none' });
+    expect(resolveSystem(request({ agentCmd: 'a', record: 'c' }, { ANTHROPIC_API_KEY: 'sk-ant-x' })).model).toMatchObject({ kind: 'live', record: 'c', baseUrl: undefined });
+    expect(resolveSystem(request({ agentCmd: 'a' }, { GOOGLE_GEMINI_BASE_URL: 'http://g' })).model).toMatchObject({ kind: 'live' });
+    expect(secretsOf(request({}, { ANTHROPIC_API_KEY: 'sk-ant-x', GEMINI_API_KEY: 'AIza-y' }))).toEqual(['sk-ant-x', 'AIza-y']);
+    expect(() => resolveSystem(request({ agentCmd: 'a' }, { ANTHROPIC_BASE_URL: 'ftp://x' }))).toThrow(/ANTHROPIC_BASE_URL \(or --anthropic-base-url\) ftp:\/\/x: not an http/);
+  });
+
   it('refuses what cannot run, before any trial', () => {
     expect(() => resolveSystem(request({ agentCmd: 'a', agentUrl: 'http://x' }))).toThrow(/not both/);
     expect(() => resolveSystem(request({ agentCmd: 'a', agentEnv: ['OPENAI_API_KEY'] }))).toThrow(/never reaches the agent/);
