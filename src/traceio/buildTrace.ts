@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { isSpilled, unspill } from './spilledText.js';
 import { TRACE_SCHEMA_VERSION, TraceSchema, type AttributeValue, type Span, type Trace } from '../schema/trace.js';
 import { spanAttributes } from '../schema/spanWriter.js';
 import { ATTR, SPAN_KIND, attributes } from '../schema/traceVocabulary.js';
@@ -13,6 +14,18 @@ const derivedId = (...parts: string[]) => createHash('sha256').update(parts.join
 
 /** A trace/v1 from a conversation, with canonical attribute keys; it validates before it leaves. */
 export function buildTrace(c: Conversation): Trace {
+  return traceOf(c, false);
+}
+
+/**
+ * buildTrace that lets each turn go from `c.turns` once its spans are made: a very long streamed
+ * trace then never holds its turns and its spans whole at once. `c` is not to be used after.
+ */
+export function buildTraceConsuming(c: Conversation): Trace {
+  return traceOf(c, true);
+}
+
+function traceOf(c: Conversation, consume: boolean): Trace {
   const traceId = c.traceId ?? createHash('sha256').update(`${c.format}\u0000${c.taskId}\u0000${c.epoch}\u0000${JSON.stringify(c.turns).slice(0, 100_000)}`).digest('hex').slice(0, 32);
   const times = c.turns.flatMap((t) => [t.model?.start, t.model?.end, ...t.tools.flatMap((x) => [x.start, x.end])]).filter((x): x is string => typeof x === 'string');
   const startedAt = c.startedAt ?? times.reduce<string | null>((a, b) => (a === null || b < a ? b : a), null) ?? UNKNOWN_TIME;
@@ -59,6 +72,7 @@ export function buildTrace(c: Conversation): Trace {
       // ok null: the source does not say (no result came back); such a call is not counted as a success.
       const ok = x.ok ?? true;
       const resultOk = x.ok;
+      const result = unspill(x.result);
       const extra: Record<string, AttributeValue> = { ...x.extra };
       if (x.sourceErrorType) extra['error.type'] = x.sourceErrorType;
       spans.push({
@@ -77,13 +91,14 @@ export function buildTrace(c: Conversation): Trace {
             toolName: x.name,
             toolCallId: x.id,
             toolArguments: x.arguments,
-            toolResult: clip(x.result),
+            // A spilled result (a streamed import) stays a token unless it must be cut to its preview.
+            toolResult: isSpilled(x.result) && result!.length <= PREVIEW ? x.result : clip(result),
             resultOk,
             errorType: ok ? (x.errorType === 'OUTPUT_TRUNCATED' ? x.errorType : null) : (x.errorType ?? 'COMMAND_FAILED'),
             truncated: x.truncated ? true : null,
             message: x.message,
             exitCode: x.exitCode,
-            outputChars: x.result?.length ?? null,
+            outputChars: result?.length ?? null,
             // An imported call ran in the agent's own world: no tracegate policy judged it.
             executed: x.extra?.[ATTR.executed.key] === undefined ? true : null,
           }),
@@ -91,6 +106,7 @@ export function buildTrace(c: Conversation): Trace {
         events: x.events ?? [],
       });
     });
+    if (consume) (c.turns as Array<Conversation['turns'][number] | null>)[t] = null;
   });
   const raw = c.usage ?? { input: inputTokens, output: outputTokens };
   // Token counts from other tools may be floats or negative; a trace holds whole, non-negative counts.

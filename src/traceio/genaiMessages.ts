@@ -1,4 +1,5 @@
 import { contentText, toolCallsOf } from './chatMessages.js';
+import { unspill } from './spilledText.js';
 import { asText, isRecord, str } from './jsonText.js';
 
 /** A tool call a model asked for, as a message says it (no span of its own needed). */
@@ -27,7 +28,7 @@ const parsed = (v: unknown): unknown => {
   }
 };
 const list = (v: unknown): unknown[] => {
-  const p = parsed(v);
+  const p = parsed(unspill(v));
   return Array.isArray(p) ? p : isRecord(p) ? [p] : [];
 };
 

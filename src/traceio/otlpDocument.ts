@@ -1,10 +1,11 @@
 import { readSync } from 'node:fs';
 import { JSONParser } from '@streamparser/json';
 import type { Trace } from '../schema/trace.js';
-import { buildTrace } from './buildTrace.js';
+import { buildTraceConsuming } from './buildTrace.js';
 import { ImportError } from './importError.js';
 import { fallbackTaskId, otelTraceConversation, type OtelSpan } from './otelSpans.js';
 import { otlpSpans, stem } from './otlpJson.js';
+import { dropSpilled, spill, SPILL_FROM_CHARS, SPILLED_KEYS } from './spilledText.js';
 
 /** Bytes handed to the streaming parser per step. */
 const CHUNK = 1 << 20;
@@ -20,13 +21,16 @@ const SPAN_PATHS = [
 /**
  * A large single OTLP/JSON document (one request holding a very long trace, or many traces) read by a
  * streaming JSON parser: the file's text and its parsed tree are never in memory, only each span as it
- * is converted (its attributes as plain values) and, per trace id, the spans converted so far.
+ * is converted (its attributes as plain values) and, per trace id, the spans converted so far, their
+ * long input messages spilled to a temporary file (spilledText.ts) until the trace is written.
  */
 export interface OtlpDocument {
   file: string;
   traceIds: string[];
   /** Each trace, in the order its first span came; the spans of a trace are let go once it is built. */
   eachTrace(visit: (trace: Trace) => void): void;
+  /** Removes the temporary file of spilled text (call once the traces are written). */
+  close(): void;
 }
 
 /** Whether a file's head opens an OTLP request: `{` then `resourceSpans` (or its snake case, or Jaeger v3's `result`) before any other value. */
@@ -45,6 +49,10 @@ export function streamOtlpDocument(fd: number, file: string): OtlpDocument {
     try {
       // One span at a time through the same conversion as a whole request.
       for (const span of otlpSpans({ resourceSpans: [{ scopeSpans: [{ spans: [value] }] }] }, `${file}: span ${count + 1}`)) {
+        for (const key of SPILLED_KEYS) {
+          const text = span.attributes[key];
+          if (typeof text === 'string' && text.length >= SPILL_FROM_CHARS) span.attributes[key] = spill(text);
+        }
         const list = byTrace.get(span.traceId);
         if (list) list.push(span);
         else byTrace.set(span.traceId, [span]);
@@ -82,8 +90,11 @@ export function streamOtlpDocument(fd: number, file: string): OtlpDocument {
       for (const id of [...byTrace.keys()]) {
         const spans = byTrace.get(id)!;
         byTrace.delete(id);
-        visit(buildTrace(otelTraceConversation(id, spans, 'otlp-json', fallbackTaskId(fileStem, id, many))));
+        const conversation = otelTraceConversation(id, spans, 'otlp-json', fallbackTaskId(fileStem, id, many));
+        spans.length = 0; // the spans as read go before the trace is built from its conversation
+        visit(buildTraceConsuming(conversation));
       }
     },
+    close: dropSpilled,
   };
 }

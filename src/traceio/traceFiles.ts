@@ -4,6 +4,7 @@ import path from 'node:path';
 import { TraceSchema, type Trace } from '../schema/trace.js';
 import { zodProblem } from '../schema/jsonFile.js';
 import { ImportError } from './importError.js';
+import { unspillJson } from './spilledText.js';
 
 /** Writes a file whole or not at all (its folder is made when missing). */
 export function writeAtomic(file: string, text: string): void {
@@ -97,7 +98,7 @@ export function writeTraceFile(file: string, trace: Trace, redact: <T>(value: T)
     try {
       // Spans sit two levels deep: each line of a span's own text is indented by two more spaces.
       writeSync(fd, frame.slice(0, place));
-      trace.spans.forEach((span, i) => writeSync(fd, (i === 0 ? '' : ',\n  ') + JSON.stringify(redact(span), null, 1).replaceAll('\n', '\n  ')));
+      trace.spans.forEach((span, i) => writeSync(fd, (i === 0 ? '' : ',\n  ') + unspillJson(JSON.stringify(redact(span), null, 1), redact).replaceAll('\n', '\n  ')));
       writeSync(fd, frame.slice(place + JSON.stringify(SPANS_PLACE).length) + '\n');
     } finally {
       closeSync(fd);

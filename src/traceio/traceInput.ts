@@ -40,7 +40,7 @@ export function openTraceInput(file: string, format: FormatName | 'auto'): Trace
       if (opensOtlpRequest(headText(fd))) {
         // Read to its end here (every file is checked before anything is written); the fd is not needed after.
         const document = streamOtlpDocument(fd, file);
-        return { kind: 'streamed', lines: document, close: () => {} };
+        return { kind: 'streamed', lines: document, close: () => document.close() };
       }
     } finally {
       if (!streamed) closeSync(fd);
