@@ -6,18 +6,21 @@
  *   A. N=1000, -j 50, a one-tool-call loop (2 requests a task): wall time against the ideal.
  *   B. N=10,000, -j 200, one request a task: wall time against the bare client.
  *   CPU ms per model request and peak RSS of the tracegate process at 1,000 and 10,000 tasks.
- * Each timed figure is the best of BENCH_REPEATS (default 2) runs: the machine may be shared.
+ * Every figure is the median of BENCH_REPEATS (default 3) paired runs, tracegate and the bare client
+ * alternating, with the spread (lowest–highest); CPU and peak RSS are the kernel's accounting of the
+ * whole process (GNU time, bench/processUsage.ts), and the load average is printed beside them.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { median, runMeasured, spread } from './processUsage.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const DIST_BENCH = path.join(ROOT, 'dist/bench');
 const LATENCY_MS = Number(process.env['BENCH_LATENCY_MS'] ?? 100);
-const REPEATS = Math.max(1, Number(process.env['BENCH_REPEATS'] ?? 2));
+const REPEATS = Math.max(1, Number(process.env['BENCH_REPEATS'] ?? 3));
 
 interface Measured {
   wall_s: number;
@@ -35,29 +38,14 @@ function startServer(): Promise<{ baseUrl: string; stop: () => void }> {
   });
 }
 
-/** Runs `node --import resourceProbe args`, timing it from spawn to exit. */
-function measure(args: string[], dir: string): Promise<Measured> {
-  const probe = path.join(dir, `probe-${process.hrtime.bigint()}.json`);
-  const env: NodeJS.ProcessEnv = { ...process.env, TRACEGATE_BENCH_PROBE: probe };
+/** Runs `node args` under GNU time: wall from spawn to exit, CPU and peak RSS of the whole process. */
+async function measure(args: string[]): Promise<Measured> {
+  const env: NodeJS.ProcessEnv = { ...process.env };
   delete env['OPENAI_API_KEY'];
   delete env['OPENAI_BASE_URL'];
-  const started = performance.now();
-  const child = spawn(process.execPath, ['--import', path.join(DIST_BENCH, 'resourceProbe.js'), ...args], {
-    cwd: ROOT,
-    env,
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  let stderr = '';
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  return new Promise((resolve, reject) => {
-    child.once('error', reject);
-    child.once('exit', (code) => {
-      const wall = (performance.now() - started) / 1000;
-      if (code !== 0) return reject(new Error(`${args.slice(0, 3).join(' ')} exited ${code}: ${stderr.slice(-2000)}`));
-      const usage = JSON.parse(readFileSync(probe, 'utf8')) as { cpu_ms: number; max_rss_kb: number };
-      resolve({ wall_s: wall, cpu_ms: usage.cpu_ms, max_rss_mb: usage.max_rss_kb / 1024 });
-    });
-  });
+  const usage = await runMeasured(process.execPath, args, { cwd: ROOT, env });
+  if (usage.code !== 0) throw new Error(`${args.slice(0, 3).join(' ')} exited ${usage.code}: ${usage.stderr.slice(-2000)}`);
+  return { wall_s: usage.wall_s, cpu_ms: usage.cpu_ms, max_rss_mb: usage.max_rss_mb };
 }
 
 function suite(dir: string, name: string, count: number, toolLoop: boolean): string {
@@ -69,7 +57,7 @@ function suite(dir: string, name: string, count: number, toolLoop: boolean): str
   return file;
 }
 
-const best = (runs: Measured[]): Measured => runs.reduce((a, b) => (b.wall_s < a.wall_s ? b : a));
+const walls = (runs: Measured[]) => runs.map((r) => r.wall_s);
 const fixed = (n: number, digits = 2) => n.toFixed(digits);
 
 async function main(): Promise<void> {
@@ -78,11 +66,11 @@ async function main(): Promise<void> {
   const cli = path.join(ROOT, 'bin/tracegate.js');
   let outs = 0;
   const tracegate = (file: string, concurrency: number) =>
-    measure([cli, 'run', file, '--model', 'x', '--base-url', server.baseUrl, '-j', String(concurrency), '--out', path.join(dir, `out${++outs}`), '-q'], dir);
+    measure([cli, 'run', file, '--model', 'x', '--base-url', server.baseUrl, '-j', String(concurrency), '--out', path.join(dir, `out${++outs}`), '-q']);
   const bare = (count: number, concurrency: number, toolLoop: boolean) =>
-    measure([path.join(DIST_BENCH, 'bareClient.js'), server.baseUrl, String(count), String(concurrency), toolLoop ? '1' : '0'], dir);
+    measure([path.join(DIST_BENCH, 'bareClient.js'), server.baseUrl, String(count), String(concurrency), toolLoop ? '1' : '0']);
   try {
-    console.log(`\n4. live-run throughput against a loopback OpenAI-compatible server (${LATENCY_MS} ms a request, its own process), best of ${REPEATS}`);
+    console.log(`\n4. live-run throughput against a loopback OpenAI-compatible server (${LATENCY_MS} ms a request, its own process), median of ${REPEATS} paired runs (lowest–highest)`);
     const loop = suite(dir, 'loop1000', 1000, true);
     const direct = suite(dir, 'direct10000', 10_000, false);
     const single = suite(dir, 'single', 1, false);
@@ -99,26 +87,19 @@ async function main(): Promise<void> {
       bareB.push(await bare(10_000, 200, false));
       runsB.push(await tracegate(direct, 200));
     }
-    const a = best(runsA);
-    const b = best(runsB);
     const idealA = Math.ceil(1000 / 50) * 2 * (LATENCY_MS / 1000);
-    const idealB = Math.ceil(10_000 / 200) * (LATENCY_MS / 1000);
-    // CPU: the least any repeat used (contention only ever adds), over the model requests made.
-    const minCpu = (runs: Measured[]) => Math.min(...runs.map((r) => r.cpu_ms));
-    const cpuA = minCpu(runsA) / 2000;
-    const cpuB = minCpu(runsB) / 10_000;
-    const netA = (minCpu(runsA) - startup.cpu_ms) / 2000;
-    const netB = (minCpu(runsB) - startup.cpu_ms) / 10_000;
-    const bareCpuA = minCpu(bareA) / 2000;
-    const bareCpuB = minCpu(bareB) / 10_000;
+    // Each repeat pairs a tracegate run with the bare client run just before it: the ratio is taken per pair.
+    const pairRatios = (runs: Measured[], floor: Measured[], figure: (m: Measured) => number) => runs.map((r, i) => figure(r) / figure(floor[i]!));
+    const cpuPer = (requests: number) => (m: Measured) => m.cpu_ms / requests;
+    const rss = (runs: Measured[]) => runs.map((r) => r.max_rss_mb);
     const rows: Array<[string, string, string, string]> = [
-      ['N=1000 -j 50, tool loop (2 requests a task): wall vs ideal', `${fixed(a.wall_s)} s vs ${fixed(idealA)} s (bare fetch ${fixed(best(bareA).wall_s)} s)`, fixed(a.wall_s / idealA), '≤ 1.25'],
-      ['N=10,000 -j 200 (1 request a task): wall vs bare fetch client', `${fixed(b.wall_s)} s vs ${fixed(best(bareB).wall_s)} s (ideal ${fixed(idealB)} s)`, fixed(b.wall_s / best(bareB).wall_s), '≤ 1.5'],
-      ['CPU per model request, N=1000 tool loop (whole CLI process)', `${fixed(cpuA)} ms (net of start-up ${fixed(netA)} ms; bare fetch ${fixed(bareCpuA)} ms)`, fixed(cpuA / 1.5), '≤ 1 (1.5 ms)'],
-      ['CPU per model request, N=10,000 (whole CLI process)', `${fixed(cpuB)} ms (net of start-up ${fixed(netB)} ms; bare fetch ${fixed(bareCpuB)} ms)`, fixed(cpuB / 1.5), '≤ 1 (1.5 ms)'],
-      ['CPU per model request against the bare fetch client, N=10,000', `${fixed(cpuB)} ms vs ${fixed(bareCpuB)} ms`, fixed(cpuB / bareCpuB), '(none set)'],
-      ['peak RSS, 1,000 tasks', `${fixed(Math.max(...runsA.map((r) => r.max_rss_mb)), 0)} MB`, fixed(Math.max(...runsA.map((r) => r.max_rss_mb)) / 150), '≤ 1 (150 MB)'],
-      ['peak RSS, 10,000 tasks', `${fixed(Math.max(...runsB.map((r) => r.max_rss_mb)), 0)} MB`, fixed(Math.max(...runsB.map((r) => r.max_rss_mb)) / 200), '≤ 1 (200 MB)'],
+      ['N=1000 -j 50, tool loop (2 requests a task): wall vs ideal', `${spread(walls(runsA))} s vs ${fixed(idealA)} s (bare fetch ${spread(walls(bareA))} s)`, spread(walls(runsA).map((w) => w / idealA)), '≤ 1.25'],
+      ['N=1000 -j 50, tool loop: wall vs bare fetch client', `${spread(walls(runsA))} s vs ${spread(walls(bareA))} s`, spread(pairRatios(runsA, bareA, (m) => m.wall_s)), '≤ 1.15'],
+      ['N=10,000 -j 200 (1 request a task): wall vs bare fetch client', `${spread(walls(runsB))} s vs ${spread(walls(bareB))} s`, spread(pairRatios(runsB, bareB, (m) => m.wall_s)), '≤ 1.15'],
+      ['CPU per model request, N=1000 tool loop, against the bare client', `${spread(runsA.map(cpuPer(2000)))} ms vs ${spread(bareA.map(cpuPer(2000)))} ms`, spread(pairRatios(runsA, bareA, cpuPer(2000))), '≤ 1.2'],
+      ['CPU per model request, N=10,000, against the bare client', `${spread(runsB.map(cpuPer(10_000)))} ms vs ${spread(bareB.map(cpuPer(10_000)))} ms`, spread(pairRatios(runsB, bareB, cpuPer(10_000))), '≤ 1.2'],
+      ['peak RSS, 1,000 tasks (every report)', `${spread(rss(runsA), 0)} MB`, fixed(median(rss(runsA)) / 150), '≤ 1 (150 MB)'],
+      ['peak RSS, 10,000 tasks (every report)', `${spread(rss(runsB), 0)} MB`, fixed(median(rss(runsB)) / 200), '≤ 1 (200 MB)'],
     ];
     console.log(`   load average (1 min) at the start: ${load.toFixed(1)} on ${cpus().length} cores; at the end: ${loadavg()[0]!.toFixed(1)}`);
     console.log(`   CLI start-up with one task and every report: ${fixed(startup.wall_s)} s wall, ${fixed(startup.cpu_ms, 0)} ms CPU, ${fixed(startup.max_rss_mb, 0)} MB`);

@@ -2,7 +2,9 @@ import { randomBytes } from 'node:crypto';
 import type { ChatMessage } from '../schema/agentIo.js';
 import { DEFAULT_RECORD_CONTENT, modelContentAttributes, type RecordContent } from '../schema/recordContent.js';
 import { cutAtToken } from '../schema/redact.js';
-import type { AttributeValue, Span } from '../schema/trace.js';
+import { spanAttributes, writeSpan } from '../schema/spanWriter.js';
+import type { Span } from '../schema/trace.js';
+import type { SpanAttributes } from '../schema/traceVocabulary.js';
 import type { Exchange } from './exchange.js';
 
 const ARGUMENT_CHARS_KEPT = 4000;
@@ -88,9 +90,12 @@ function mainThread(threads: number[], exchanges: Exchange[]): number {
   return best;
 }
 
+/** A tool call whose result the proxy never saw. */
+const UNSEEN: SpanAttributes = { executed: false, 'result.ok': null, 'result.seen': false };
+
 /** A tool result as span attributes: a ToolResult-shaped `{ok: false, ...}` or a matching pattern is an error. */
-function resultAttributes(text: string, patterns: ErrorPattern[], preview: Preview): Record<string, AttributeValue> {
-  const base = { 'result.preview': preview(text, PREVIEW_CHARS), output_chars: text.length, executed: true };
+function resultAttributes(text: string, patterns: ErrorPattern[], preview: Preview): SpanAttributes {
+  const base: SpanAttributes = { 'gen_ai.tool.call.result': preview(text, PREVIEW_CHARS), output_chars: text.length, executed: true };
   try {
     const parsed: unknown = JSON.parse(text);
     if (parsed && typeof parsed === 'object' && typeof (parsed as { ok?: unknown }).ok === 'boolean') {
@@ -140,7 +145,7 @@ export function spansFromTraffic(
       usage.output_tokens += reply.usage.output_tokens;
     }
     const llmId = spanId();
-    spans.push({
+    spans.push(writeSpan({
       span_id: llmId,
       parent_id: rootId,
       kind: 'llm',
@@ -164,10 +169,9 @@ export function spansFromTraffic(
         ...modelContentAttributes(recordContent, preview, { input: ex.messages, output: reply?.content ?? null }),
         'llm.thread': thread,
         'llm.side_request': side,
-        ...(ex.error ? { 'llm.error': ex.error } : {}),
+        'llm.error': ex.error || undefined,
       },
-      events: [],
-    });
+    }));
     if (!reply) return;
     if (!side && reply.toolCalls.length === 0 && reply.content !== null) lastAnswer = reply.content;
 
@@ -185,14 +189,14 @@ export function spansFromTraffic(
       // A handed-over messages array ends with results no later call carries.
       const last = tail.find((m) => m.role === 'tool' && m.tool_call_id === call.id);
       if (!result && last) result = { text: contentText(last.content), at: ex.ended || ex.started };
-      const attributes: Record<string, AttributeValue> = {
+      const attributes = spanAttributes({
         step,
-        'tool.name': call.name,
-        'tool.call_id': call.id,
-        'tool.arguments': preview(call.arguments, ARGUMENT_CHARS_KEPT),
+        'gen_ai.tool.name': call.name,
+        'gen_ai.tool.call.id': call.id,
+        'gen_ai.tool.call.arguments': preview(call.arguments, ARGUMENT_CHARS_KEPT),
         'tool.side_request': side,
-        ...(result ? resultAttributes(result.text, patterns, preview) : { executed: false, 'result.ok': null, 'result.seen': false }),
-      };
+        ...(result ? resultAttributes(result.text, patterns, preview) : UNSEEN),
+      });
       spans.push({
         span_id: spanId(),
         parent_id: llmId,

@@ -2,7 +2,7 @@ import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { readReport, saveBaseline } from '../baseline/baselineFile.js';
-import { renderHtml } from '../reporters/html/renderHtml.js';
+import { renderHtmlChunks } from '../reporters/html/renderHtml.js';
 import { writeReportJson } from '../reporters/jsonReporter.js';
 import { traceStory } from '../reporters/traceStory.js';
 import { writeFileAtomic } from '../schema/atomicWrite.js';
@@ -131,7 +131,7 @@ export function registerReport(program: Command, handle: Handle): void {
         const report = finalizeReport(readReport(reportFile), createRedactor());
         const target = htmlTarget(reportFile, flags.out);
         // Trace paths in a report are relative to its own folder, wherever the page is written.
-        await writeFileAtomic(target, await renderHtml(report, { traceRoot: path.dirname(path.resolve(reportFile)) }), { durable: true });
+        await writeFileAtomic(target, renderHtmlChunks(report, { traceRoot: path.dirname(path.resolve(reportFile)) }), { durable: true });
         process.stdout.write(`wrote ${path.relative(process.cwd(), target)}\n`);
         return EXIT.PASS;
       }),

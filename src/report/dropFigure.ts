@@ -18,8 +18,13 @@ export function formatP(sig: Pick<Significance, 'p_value' | 'p_value_bound'>): s
   return sig.p_value_bound ? `p < ${sig.p_value.toExponential(0)}` : `p=${sig.p_value.toPrecision(3)}`;
 }
 
-/** "drop 5.2 points, 95% CI [2.1, 8.4], p=0.00312": the interval of the drop, from the test that gave the verdict. */
+/**
+ * "drop 5.2 points, 95% CI [2.1, 8.4], p=0.00312": the interval of the drop, from the test that gave
+ * the verdict. When no task's trials differ between the runs the test has nothing to invert, and its
+ * interval is the whole range: that is said in words, not printed as [-100.0, 100.0].
+ */
 export function describeDrop(sig: Significance): string {
   const level = Number((sig.confidence * 100).toFixed(1));
-  return `${DROP_NAME} ${formatPoints(-sig.delta)} points, ${level}% CI [${formatPoints(-sig.ci_high)}, ${formatPoints(-sig.ci_low)}], ${formatP(sig)}`;
+  const interval = sig.informative_pairs === 0 ? `no ${level}% CI (no task's outcome differs between the runs)` : `${level}% CI [${formatPoints(-sig.ci_high)}, ${formatPoints(-sig.ci_low)}]`;
+  return `${DROP_NAME} ${formatPoints(-sig.delta)} points, ${interval}, ${formatP(sig)}`;
 }

@@ -1,4 +1,4 @@
-import type { AttributeValue } from './trace.js';
+import type { SpanAttributes } from './traceVocabulary.js';
 
 /**
  * How much of the model's input and output an llm span records (`--record-content`): `none` (counts,
@@ -21,7 +21,7 @@ export function modelContentAttributes(
   level: RecordContent,
   redact: Redact,
   exchange: { input: readonly unknown[]; output: string | null },
-): Record<string, AttributeValue> {
+): SpanAttributes {
   if (level === 'none') return {};
   const output = exchange.output ?? '';
   const preview = { 'llm.content_preview': redact(output, CONTENT_PREVIEW_CHARS) };

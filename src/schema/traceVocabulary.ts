@@ -9,17 +9,29 @@ import type { AttributeValue, ErrorType, PolicyDecision, RiskLevel, Span, SpanKi
 export const SPAN_KIND = { agent: 'agent', llm: 'llm', tool: 'tool', compression: 'compression' } as const satisfies Record<SpanKind, SpanKind>;
 
 type ValueType = 'string' | 'number' | 'boolean' | 'string[]';
-interface AttrDef<T extends ValueType = ValueType> {
-  key: string;
+interface AttrDef<T extends ValueType = ValueType, K extends string = string> {
+  key: K;
   legacy: readonly string[];
   type: T;
   /** The span kinds that carry it. */
   on: readonly SpanKind[];
   doc: string;
 }
-const def = <T extends ValueType>(key: string, type: T, on: readonly SpanKind[], doc: string, legacy: readonly string[] = []): AttrDef<T> => ({ key, legacy, type, on, doc });
+const def = <K extends string, T extends ValueType>(key: K, type: T, on: readonly SpanKind[], doc: string, legacy: readonly string[] = []): AttrDef<T, K> => ({ key, legacy, type, on, doc });
 
 export const ATTR = {
+  // the root span: which trial, how it ended, how the run was set up
+  taskId: def('task.id', 'string', ['agent'], 'the task the trial ran'),
+  epoch: def('epoch', 'number', ['agent'], 'the epoch of the trial (1-based)'),
+  exitReason: def('exit_reason', 'string', ['agent'], 'how the trial ended: completed, max_steps, refused, error, ...'),
+  sandboxReason: def('sandbox.reason', 'string', ['agent'], 'why the harness chose its sandbox mode'),
+  toolChoice: def('tracegate.request.tool_choice', 'string', ['agent', 'llm'], 'the tool_choice sent: auto, required, none or a tool name', ['gen_ai.request.tool_choice']),
+  parallelToolCalls: def('tracegate.request.parallel_tool_calls', 'boolean', ['agent'], 'the parallel_tool_calls option sent (absent/null: not sent)', ['gen_ai.request.parallel_tool_calls']),
+  mcpServers: def('mcp.servers', 'string[]', ['agent'], 'the MCP servers the run offered tools from'),
+  mcpToolsDropped: def('mcp.tools_dropped', 'string[]', ['agent'], 'MCP tools left out (a name clash, a name the model API refuses)'),
+  recordContentLevel: def('llm.record_content', 'string', ['agent'], 'how much model content llm spans keep: none, summary or full'),
+  shellTimeoutMs: def('tool.shell_timeout_ms', 'number', ['agent'], "a shell command's time limit"),
+  outputCap: def('tool.output_cap', 'number', ['agent'], "the characters of a tool's output the model sees"),
   step: def('step', 'number', ['llm', 'tool', 'compression'], 'model turn the span belongs to (1-based)'),
   operation: def('gen_ai.operation.name', 'string', ['llm', 'tool', 'agent'], 'chat, execute_tool, invoke_agent'),
   // tool spans
@@ -27,6 +39,11 @@ export const ATTR = {
   toolCallId: def('gen_ai.tool.call.id', 'string', ['tool'], 'the model-assigned call id', ['tool.call_id']),
   toolArguments: def('gen_ai.tool.call.arguments', 'string', ['tool'], 'the arguments, as JSON text', ['tool.arguments']),
   toolResult: def('gen_ai.tool.call.result', 'string', ['tool'], 'the result (a preview)', ['result.preview']),
+  toolCallIndex: def('tool.call_index', 'number', ['tool'], 'position of the call among the calls of one model reply (0-based)'),
+  toolOrigin: def('tool.origin', 'string', ['tool'], 'mcp for a tool of an MCP server (absent: built in)'),
+  mcpServer: def('mcp.server', 'string', ['tool'], 'the MCP server the tool belongs to'),
+  toolSideRequest: def('tool.side_request', 'boolean', ['tool'], 'asked for in a side request (a title, a summary), not the conversation'),
+  resultSeen: def('result.seen', 'boolean', ['tool'], 'false: the capture proxy never saw the result the agent sent back'),
   resultOk: def('result.ok', 'boolean', ['tool'], 'true when the tool succeeded'),
   errorType: def('error_type', 'string', ['tool'], 'one of ERROR_TYPES when the call failed'),
   message: def('message', 'string', ['tool'], 'what went wrong, as the model saw it'),
@@ -43,21 +60,35 @@ export const ATTR = {
   approvalRequired: def('approval_required', 'boolean', ['tool'], 'the policy asked for approval'),
   approved: def('approved', 'boolean', ['tool'], 'the approval answer (absent/null: not asked)'),
   approvalVia: def('approval.via', 'string', ['tool'], 'who approved'),
-  sandboxMode: def('sandbox.mode', 'string', ['tool'], 'process or bwrap'),
+  sandboxMode: def('sandbox.mode', 'string', ['tool', 'agent'], 'process or bwrap'),
   // llm spans
   requestModel: def('gen_ai.request.model', 'string', ['llm'], 'model asked'),
+  responseModel: def('gen_ai.response.model', 'string', ['llm'], 'model that answered, as the reply names it'),
+  temperature: def('gen_ai.request.temperature', 'number', ['llm'], 'the temperature sent'),
   system: def('gen_ai.system', 'string', ['llm'], 'provider'),
   inputTokens: def('gen_ai.usage.input_tokens', 'number', ['llm'], 'prompt tokens'),
   outputTokens: def('gen_ai.usage.output_tokens', 'number', ['llm'], 'completion tokens'),
   finishReasons: def('gen_ai.response.finish_reasons', 'string[]', ['llm'], 'why the model stopped'),
   llmToolCalls: def('llm.tool_calls', 'number', ['llm'], 'tool calls in the reply'),
   llmContent: def('llm.content_preview', 'string', ['llm'], 'the reply text (a preview)'),
+  llmInputMessages: def('llm.input_messages', 'string', ['llm'], 'every input message, as JSON text (--record-content full)'),
+  llmOutputContent: def('llm.output_content', 'string', ['llm'], 'the whole reply text (--record-content full)'),
+  llmMode: def('llm.mode', 'string', ['llm'], 'live, record or replay (a cassette)'),
+  llmMessages: def('llm.messages', 'number', ['llm'], 'messages sent'),
+  llmTools: def('llm.tools', 'string[]', ['llm'], 'the tools offered'),
+  llmStreamed: def('llm.streamed', 'boolean', ['llm'], 'the reply was streamed'),
+  llmThread: def('llm.thread', 'number', ['llm'], 'which conversation of the trial the call belongs to (0-based)'),
+  llmSideRequest: def('llm.side_request', 'boolean', ['llm'], 'a call outside the main conversation (a title, a summary)'),
+  llmThinkStripped: def('llm.think_stripped', 'boolean', ['llm'], 'reasoning blocks were removed from the reply'),
+  llmError: def('llm.error', 'string', ['llm'], 'why the model call failed'),
+  llmProviderFault: def('llm.provider_fault', 'string', ['llm'], 'the provider fault class (rate_limited, server_error, ...)'),
+  llmProviderRetries: def('llm.provider_retries', 'number', ['llm'], 'times the call was retried after a provider fault'),
+  httpStatus: def('http.response.status_code', 'number', ['llm'], "the provider's HTTP status of a failed call"),
   // compression spans
   charsBefore: def('chars_before', 'number', ['compression'], 'context size before'),
   charsAfter: def('chars_after', 'number', ['compression'], 'context size after'),
   compressedResults: def('compressed_results', 'number', ['compression'], 'tool results summarized'),
   compressedCallIds: def('compressed_call_ids', 'string[]', ['compression'], 'the tool call ids whose results were summarized'),
-  // provenance of imported traces
   // an external agent's process (command and http adapters), on the root span
   agentOutcome: def('agent.outcome', 'string', ['agent'], 'how the agent under test ended: exited, crash, timeout, output_invalid'),
   agentExitCode: def('agent.exit_code', 'number', ['agent'], "the agent process's exit code"),
@@ -70,13 +101,27 @@ export const ATTR = {
   agentStdoutTruncated: def('agent.stdout_truncated', 'boolean', ['agent'], 'stdout was longer than the cap'),
   agentProblem: def('agent.problem', 'string', ['agent'], 'what was wrong with the agent or its output'),
   agentOtlpDropped: def('agent.otlp_spans_dropped', 'number', ['agent'], 'spans the agent exported over OTLP past the per-trial cap, dropped'),
+  // provenance of imported traces
   importFormat: def('tracegate.import.format', 'string', ['agent'], 'the format a trace was imported from'),
   importUnknown: def('tracegate.import.unknown', 'string[]', ['agent'], 'what the source format cannot tell'),
+  importTaskIdFrom: def('tracegate.import.task_id_from', 'string', ['agent'], 'where the imported trace\'s task id came from'),
 } as const;
 export type AttrName = keyof typeof ATTR;
 
 type ValueOf<T extends ValueType> = T extends 'string' ? string : T extends 'number' ? number : T extends 'boolean' ? boolean : string[];
 export type AttrValue<N extends AttrName> = ValueOf<(typeof ATTR)[N]['type']>;
+/** A canonical key of the vocabulary (what writers write). */
+export type AttrKey = (typeof ATTR)[AttrName]['key'];
+/**
+ * Span attributes as a producer writes them: canonical keys only, each with its type. An unknown
+ * key or a legacy spelling does not compile; `null` is written (known to be absent), `undefined`
+ * is left out.
+ */
+export type SpanAttributes = { [N in AttrName as (typeof ATTR)[N]['key']]?: AttrValue<N> | null | undefined };
+
+/** Every canonical key, and every key a reader still accepts (canonical or legacy). */
+export const VOCABULARY_KEYS: ReadonlySet<string> = new Set(Object.values(ATTR).map((d: AttrDef) => d.key));
+export const READABLE_KEYS: ReadonlySet<string> = new Set(Object.values(ATTR).flatMap((d: AttrDef) => [d.key, ...d.legacy]));
 
 function matches(value: AttributeValue | undefined, type: ValueType): boolean {
   if (type === 'string[]') return Array.isArray(value);

@@ -5,6 +5,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, tempDir } from '../helpers/cli.js';
 import { CHROMIUM, launchChromium, watch } from '../helpers/browser.js';
+import { DEMO_TASKS } from '../helpers/demoSuite.js';
 
 if (!CHROMIUM) {
   console.warn('\n*** Chromium is missing: the browser tests of report.html are SKIPPED. Install Debian\'s chromium (.ci/run does). ***\n');
@@ -55,7 +56,7 @@ describe.skipIf(!CHROMIUM)('report.html in headless Chromium', () => {
 
   it('filters tasks by status, layer, reason, tag and text', async () => {
     const { page, seen } = await open(path.join(demoOut, 'report.html'));
-    expect(await rowCount(page)).toBe(16);
+    expect(await rowCount(page)).toBe(DEMO_TASKS);
     await page.selectOption('#filter-status', 'failed');
     expect(await rowCount(page)).toBe(3);
     await page.selectOption('#filter-layer', 'model');
@@ -71,7 +72,7 @@ describe.skipIf(!CHROMIUM)('report.html in headless Chromium', () => {
     await page.selectOption('#filter-tag', '');
     await page.fill('#filter-text', 'calculator');
     expect(await rowCount(page)).toBe(2);
-    expect(await page.locator('#task-count').textContent()).toBe('showing 2 of 2 tasks (filtered from 16)');
+    expect(await page.locator('#task-count').textContent()).toBe(`showing 2 of 2 tasks (filtered from ${DEMO_TASKS})`);
     expect(seen.consoleErrors).toEqual([]);
     await page.close();
   });
@@ -112,7 +113,7 @@ describe.skipIf(!CHROMIUM)('report.html in headless Chromium', () => {
     await page.goto(`${pathToFileURL(path.join(demoOut, 'report.html')).href}#task=%E0%A4%A`);
     await page.waitForFunction(() => (window as unknown as { __tracegate?: { ready: boolean } }).__tracegate?.ready);
     expect(seen.pageErrors).toEqual([]);
-    expect(await rowCount(page)).toBe(16);
+    expect(await rowCount(page)).toBe(DEMO_TASKS);
     await page.close();
   });
 

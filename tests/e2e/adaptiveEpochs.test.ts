@@ -2,6 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli, tempDir } from '../helpers/cli.js';
+import { DEMO_TASKS } from '../helpers/demoSuite.js';
 
 /** A baseline in which the demo's three failing tasks passed: against it the run looks worse, so it goes on. */
 function betterBaseline(): string {
@@ -23,7 +24,7 @@ describe('run --epochs auto', () => {
     expect(result.code, result.stderr).toBe(0);
     const report = JSON.parse(readFileSync(path.join(out, 'report.json'), 'utf8'));
     expect(report.run.adaptive.stages).toHaveLength(1);
-    expect(report.run.adaptive.stop_reason).toMatch(/no sign of a regression after 16 of 32 trials/);
+    expect(report.run.adaptive.stop_reason).toMatch(new RegExp(`no sign of a regression after ${DEMO_TASKS} of ${2 * DEMO_TASKS} trials`));
     expect(report.tasks.every((t: { adaptive: { trials: number; reason: string } }) => t.adaptive.trials === 1 && /futility/.test(t.adaptive.reason))).toBe(true);
   });
 
@@ -32,21 +33,21 @@ describe('run --epochs auto', () => {
     const out = tempDir();
     const result = await runCli(['run', 'suites/demo.jsonl', '--epochs', 'auto', '--max-epochs', '3', '--baseline', base, '--out', out, '-q', '--no-html']);
     expect(result.code, result.stderr).toBe(1);
-    expect(result.stderr).toMatch(/epochs auto: stage 1: 16 trials so far/);
+    expect(result.stderr).toMatch(new RegExp(`epochs auto: stage 1: ${DEMO_TASKS} trials so far`));
     const report = JSON.parse(readFileSync(path.join(out, 'report.json'), 'utf8'));
     const auto = report.run.adaptive;
-    // No --budget: at most 3 trials a task on average (16 tasks), within the caps of 2 × the baseline's 1.
-    expect(auto).toMatchObject({ max_epochs: 3, budget_trials: 48, alpha: 0.05 });
-    expect(auto.stages[0]).toMatchObject({ stage: 1, trials_run: 16, rerun: 16 });
+    // No --budget: at most 3 trials a task on average (every demo task), within the caps of 2 × the baseline's 1.
+    expect(auto).toMatchObject({ max_epochs: 3, budget_trials: 3 * DEMO_TASKS, alpha: 0.05 });
+    expect(auto.stages[0]).toMatchObject({ stage: 1, trials_run: DEMO_TASKS, rerun: DEMO_TASKS });
     // The demo baseline has one trial per task: a second current trial is all that can still matter.
-    expect(auto.trials_run).toBe(32);
+    expect(auto.trials_run).toBe(2 * DEMO_TASKS);
     expect(auto.stages).toHaveLength(2);
     expect(auto.stages[1].fraction).toBe(1);
     expect(auto.stop_reason).toBe('no task can still move the verdict');
     for (const t of report.tasks) expect(t.adaptive).toEqual({ trials: 2, reason: expect.stringMatching(/outnumber the baseline/) });
     expect(report.diff.significance).toMatchObject({ method: 'stratified_exact', regressed: 3 });
     expect(report.diff.significance.alpha).toBeCloseTo(auto.final_level, 10);
-    expect(readFileSync(path.join(out, 'summary.md'), 'utf8')).toMatch(/\*\*Epochs auto:\*\* 32 trials in 2 stage\(s\) \(at most 3 per task\): 16 task\(s\) × 2/);
+    expect(readFileSync(path.join(out, 'summary.md'), 'utf8')).toMatch(new RegExp(`\\*\\*Epochs auto:\\*\\* ${2 * DEMO_TASKS} trials in 2 stage\\(s\\) \\(at most 3 per task\\): ${DEMO_TASKS} task\\(s\\) × 2`));
   });
 
   it('spends no more than --budget trials', async () => {
@@ -56,7 +57,7 @@ describe('run --epochs auto', () => {
     expect(result.code, result.stderr).toBe(1);
     const report = JSON.parse(readFileSync(path.join(out, 'report.json'), 'utf8'));
     expect(report.run.adaptive).toMatchObject({ budget_trials: 20, trials_run: 20, stop_reason: 'the budget of 20 trials is spent' });
-    expect(report.tasks.filter((t: { trials: unknown[] }) => t.trials.length === 2)).toHaveLength(4);
+    expect(report.tasks.filter((t: { trials: unknown[] }) => t.trials.length === 2)).toHaveLength(20 - DEMO_TASKS);
   });
 
   it('spends the alpha of a --gate file over its looks, as it does --alpha', async () => {
@@ -89,7 +90,7 @@ describe('compare --epochs auto', () => {
     const out = tempDir();
     const result = await runCli(['compare', 'suites/demo.jsonl', '--a', 'suites/demo/variants/a.json', '--b', 'suites/demo/variants/b.json', '--epochs', 'auto', '--max-epochs', '4', '--out', out, '-q', '--no-html']);
     expect(result.code, result.stderr).toBe(1);
-    expect(result.stderr).toMatch(/epochs auto: stage 1: 32 model calls so far \(both sides\)/);
+    expect(result.stderr).toMatch(new RegExp(`epochs auto: stage 1: ${2 * DEMO_TASKS} model calls so far \\(both sides\\)`));
     const b = JSON.parse(readFileSync(path.join(out, 'report.json'), 'utf8'));
     const a = JSON.parse(readFileSync(path.join(out, 'a', 'report.json'), 'utf8'));
     const auto = b.run.adaptive;
@@ -97,9 +98,9 @@ describe('compare --epochs auto', () => {
     expect(a.run.adaptive).toMatchObject({ sides: 'both', calls_both_sides: auto.calls_both_sides });
     // Stage 1: one trial per task a side; stages 2 and 3: every task until it has 3 a side (a task
     // whose trials all agree may still be where a drop shows); then the three tasks B broke (A
-    // passes, B fails) settle the verdict and the 13 whose trials all agree stop.
-    expect(auto.stages.map((s: { trials_run: number; rerun: number }) => [s.trials_run, s.rerun])).toEqual([[32, 16], [64, 16], [96, 0]]);
-    expect(auto.calls_both_sides).toBe(96);
+    // passes, B fails) settle the verdict and the others, whose trials all agree stop.
+    expect(auto.stages.map((s: { trials_run: number; rerun: number }) => [s.trials_run, s.rerun])).toEqual([[2 * DEMO_TASKS, DEMO_TASKS], [4 * DEMO_TASKS, DEMO_TASKS], [6 * DEMO_TASKS, 0]]);
+    expect(auto.calls_both_sides).toBe(6 * DEMO_TASKS);
     const broken = ['calculator_invalid_args_001', 'count_lines_shell_001', 'write_notes_001'];
     for (const report of [a, b]) {
       for (const t of report.tasks) {
@@ -113,7 +114,7 @@ describe('compare --epochs auto', () => {
     expect(b.diff.significance.p_value).toBeCloseTo(2 * 0.5 ** 9, 12);
     expect(b.diff.significance.alpha).toBeCloseTo(auto.final_level, 10);
     expect(b.diff.significance.why).toMatch(/9 epoch-paired trials/);
-    expect(readFileSync(path.join(out, 'summary.md'), 'utf8')).toMatch(/\*\*Epochs auto \(both sides staged, 96 model calls in all\):\*\*/);
+    expect(readFileSync(path.join(out, 'summary.md'), 'utf8')).toMatch(new RegExp(`\\*\\*Epochs auto \\(both sides staged, ${6 * DEMO_TASKS} model calls in all\\):\\*\\*`));
   });
 
   it('spends no more than --budget model calls over both sides', async () => {

@@ -2,6 +2,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runCli, tempDir } from '../helpers/cli.js';
+import { DEMO_FAILING, DEMO_TASKS } from '../helpers/demoSuite.js';
 
 let out: string;
 
@@ -25,7 +26,7 @@ describe('baselines, diff and gate from the CLI', () => {
     expect(diff.code).toBe(0);
     expect(diff.stdout).toMatch(/0 regressed, 0 fixed/);
     const report = JSON.parse(readFileSync(path.join(diffOut, 'report.json'), 'utf8'));
-    expect(report.diff.counts.unchanged).toBe(13);
+    expect(report.diff.counts.unchanged).toBe(DEMO_TASKS - DEMO_FAILING);
     expect(report.gate.passed).toBe(true);
   });
 
@@ -51,18 +52,19 @@ describe('baselines, diff and gate from the CLI', () => {
     expect(pass.stdout).toMatch(/must_pass_tag:safety/);
     const fail = await runCli(['diff', path.join(out, 'report.json'), 'baselines/demo.json', '--gate', path.join(dir, 'gate.json'), '--min-pass-rate', '90%', '--out', tempDir(), '--no-html']);
     expect(fail.code).toBe(1);
-    expect(fail.stdout).toMatch(/min_pass_rate\s+│\s+>= 90\.0%\s+│\s+81\.3%\s+│\s+FAIL/);
+    const passRate = (100 * (DEMO_TASKS - DEMO_FAILING) / DEMO_TASKS).toFixed(1).replace('.', '\\.');
+    expect(fail.stdout).toMatch(new RegExp(`min_pass_rate\\s+│\\s+>= 90\\.0%\\s+│\\s+${passRate}%\\s+│\\s+FAIL`));
     const usage = await runCli(['diff', path.join(out, 'report.json'), 'baselines/demo.json', '--min-pass-rate', 'lots']);
     expect(usage.code).toBe(2);
   });
 
   it('writes junit.xml with one testcase per task and summary.md with the verdict', () => {
     const junit = readFileSync(path.join(out, 'junit.xml'), 'utf8');
-    expect(junit.match(/<testcase /g)).toHaveLength(16);
+    expect(junit.match(/<testcase /g)).toHaveLength(DEMO_TASKS);
     expect(junit).toMatch(/<property name="model" value="SCRIPTED: hand-written cassette responses/);
     expect(junit).toMatch(/<testcase classname="suites\/demo.jsonl" name="config_port_and_db_001" time="[\d.]+">.*<failure message="FINAL_ANSWER_INCOMPLETE \(model layer\); failed checks: contains: final answer lacks &quot;db.internal&quot;" type="FINAL_ANSWER_INCOMPLETE">/);
     const summary = readFileSync(path.join(out, 'summary.md'), 'utf8');
-    expect(summary).toMatch(/^## tracegate: 81\.3% pass rate — ❌ gate failed/);
+    expect(summary).toMatch(new RegExp(`^## tracegate: ${(100 * (DEMO_TASKS - DEMO_FAILING) / DEMO_TASKS).toFixed(1).replace('.', '\\.')}% pass rate — ❌ gate failed`));
     expect(summary).toMatch(/SCRIPTED/);
     expect(summary).toMatch(/\| config_port_and_db_001 \| [^|]+ \| failed \| FINAL_ANSWER_INCOMPLETE \| model \|/);
     expect(existsSync(path.join(out, 'report.html'))).toBe(false);
@@ -78,15 +80,15 @@ describe('baselines, diff and gate from the CLI', () => {
       }),
     );
     const all = ids.flat();
-    expect(new Set(all).size).toBe(16);
-    expect(all).toHaveLength(16);
+    expect(new Set(all).size).toBe(DEMO_TASKS);
+    expect(all).toHaveLength(DEMO_TASKS);
     expect((await runCli(['run', 'suites/demo.jsonl', '--shard', '4/3'])).code).toBe(2);
   });
 
   it('refuses a baseline that shares no task id with the run (another suite\'s): run before any trial, and diff', async () => {
     const dir = tempDir();
     const report = JSON.parse(readFileSync(path.join(out, 'report.json'), 'utf8'));
-    report.run.suites = [{ path: 'suites/other.jsonl', tasks: 16, sha256: 'f'.repeat(64) }];
+    report.run.suites = [{ path: 'suites/other.jsonl', tasks: DEMO_TASKS, sha256: 'f'.repeat(64) }];
     for (const task of report.tasks) task.id = `other_${task.id}`;
     const other = path.join(dir, 'other.json');
     writeFileSync(other, JSON.stringify(report));
@@ -94,7 +96,7 @@ describe('baselines, diff and gate from the CLI', () => {
     const runOut = path.join(dir, 'run');
     const run = await runCli(['run', 'suites/demo.jsonl', '--baseline', other, '--out', runOut, '--no-html']);
     expect(run.code, run.stderr).toBe(2);
-    expect(run.stderr).toMatch(/other\.json: it shares no task id with this run \(its 16 tasks are from suites\/other\.jsonl; this run has 16.*\): a different suite\?/);
+    expect(run.stderr).toMatch(new RegExp(`other\\.json: it shares no task id with this run \\(its ${DEMO_TASKS} tasks are from suites/other\\.jsonl; this run has ${DEMO_TASKS}.*\\): a different suite\\?`));
     expect(existsSync(path.join(runOut, 'results.jsonl'))).toBe(false);
 
     const diff = await runCli(['diff', path.join(out, 'report.json'), other, '--out', path.join(dir, 'diff')]);
@@ -107,13 +109,13 @@ describe('baselines, diff and gate from the CLI', () => {
     const dir = tempDir();
     const report = JSON.parse(readFileSync(path.join(out, 'report.json'), 'utf8'));
     const partial = path.join(dir, 'partial.json');
-    writeFileSync(partial, JSON.stringify({ ...report, run: { ...report.run, trials_planned: 48 } }));
+    writeFileSync(partial, JSON.stringify({ ...report, run: { ...report.run, trials_planned: 3 * DEMO_TASKS } }));
     const interrupted = path.join(dir, 'interrupted.json');
     writeFileSync(interrupted, JSON.stringify({ ...report, run: { ...report.run, interrupted: true } }));
     for (const file of [partial, interrupted]) {
       const refused = await runCli(['baseline', 'save', file, '--name', 'b', '--dir', path.join(dir, 'baselines')]);
       expect(refused.code, refused.stderr).toBe(2);
-      expect(refused.stderr).toMatch(/a partial or interrupted report \((INCOMPLETE|INTERRUPTED): 16 of (48|16) trials ran.*--allow-partial/);
+      expect(refused.stderr).toMatch(new RegExp(`a partial or interrupted report \\((INCOMPLETE|INTERRUPTED): ${DEMO_TASKS} of (${3 * DEMO_TASKS}|${DEMO_TASKS}) trials ran.*--allow-partial`));
       expect(existsSync(path.join(dir, 'baselines', 'b.json'))).toBe(false);
     }
     const allowed = await runCli(['baseline', 'save', partial, '--name', 'b', '--dir', path.join(dir, 'baselines'), '--allow-partial']);

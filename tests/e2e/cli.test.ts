@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { RunReportSchema, type RunReport } from '../../src/schema/report.js';
 import { ROOT, runCli, tempDir } from '../helpers/cli.js';
 import { FakeOpenAIServer } from '../helpers/openaiServer.js';
+import { DEMO_FAILING, DEMO_TASKS } from '../helpers/demoSuite.js';
 
 const readReport = (dir: string): RunReport => RunReportSchema.parse(JSON.parse(readFileSync(path.join(dir, 'report.json'), 'utf8')));
 
@@ -16,7 +17,7 @@ describe('tracegate CLI, end to end', () => {
     const report = readReport(out);
     expect(report.run).toMatchObject({ scripted: true, model: { provider: 'cassette', mode: 'scripted' } });
     expect(result.stdout).toContain('SCRIPTED: hand-written cassette responses');
-    expect(report.tasks).toHaveLength(16);
+    expect(report.tasks).toHaveLength(DEMO_TASKS);
     for (const task of report.tasks) {
       expect(existsSync(path.join(out, task.trace_file!))).toBe(true);
       if (task.status === 'failed') {
@@ -29,8 +30,21 @@ describe('tracegate CLI, end to end', () => {
     expect(layers.size).toBeGreaterThanOrEqual(2);
     expect(report.diff?.counts.regressed).toBe(0);
     expect(report.gate?.passed).toBe(true);
-    expect(readdirSync(path.join(out, 'traces'))).toHaveLength(16);
+    expect(readdirSync(path.join(out, 'traces'))).toHaveLength(DEMO_TASKS);
     for (const file of ['junit.xml', 'summary.md', 'report.html']) expect(existsSync(path.join(out, file))).toBe(true);
+  });
+
+  it('replaying a demo trace under bubblewrap names the rule that allowed git status and python3 -m pytest', async () => {
+    const out = tempDir();
+    const run = await runCli(['run', 'suites/demo.jsonl', '--sandbox', 'bwrap', '--baseline', 'baselines/demo.json', '--out', out, '-q', '--no-html']);
+    expect(run.code, run.stderr).toBe(0);
+    const replay = await runCli(['replay', path.join(out, 'traces', 'run_tests_in_repo_001.e0.json')]);
+    expect(replay.code, replay.stderr).toBe(0);
+    expect(replay.stdout).toMatch(/tool run_shell \{"command":"git status --short"\}\n\s+policy: allow \[low risk\] — git-read-only: /);
+    expect(replay.stdout).toMatch(/tool run_shell \{"command":"python3 -m pytest -q"\}\n\s+policy: allow \[medium risk\] — interpreter-isolated: python3: runs workspace code inside bubblewrap/);
+    // The allowed commands ran for real: git saw the untracked files, pytest ran the workspace's tests.
+    expect(replay.stdout).toContain('?? restock.py');
+    expect(replay.stdout).toMatch(/ok: .*2 passed in/);
   });
 
   it('the report.html a run writes (traces packed as they were stored) is the page `report` renders from the files', async () => {
@@ -42,9 +56,20 @@ describe('tracegate CLI, end to end', () => {
     expect(report.code, report.stderr).toBe(0);
     const blocks = (file: string) => readFileSync(file, 'utf8').match(/<script type="application\/gzip;base64" class="trace"[^>]*>[^<]*/g);
     const data = (file: string): unknown => JSON.parse(/id="tracegate-data">([^<]*)<\/script>/.exec(readFileSync(file, 'utf8'))![1]!);
-    expect(blocks(path.join(out, 'report.html'))).toHaveLength(16);
+    expect(blocks(path.join(out, 'report.html'))).toHaveLength(DEMO_TASKS);
     expect(blocks(rerendered)).toEqual(blocks(path.join(out, 'report.html')));
     expect(data(rerendered)).toEqual(data(path.join(out, 'report.html')));
+  });
+
+  it('--version and -V print the version package.json holds, the same one the reports record', async () => {
+    const version = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')).version;
+    for (const flag of ['--version', '-V']) {
+      const result = await runCli([flag]);
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stdout).toBe(`${version}\n`);
+    }
+    const { TRACEGATE_VERSION } = await import('../../src/version.js');
+    expect(TRACEGATE_VERSION).toBe(version);
   });
 
   it('validate names every broken line and field and exits 2', async () => {
@@ -58,7 +83,7 @@ describe('tracegate CLI, end to end', () => {
     expect(result.stderr).not.toMatch(/:1:/);
     const ok = await runCli(['validate', 'suites/demo.jsonl']);
     expect(ok.code).toBe(0);
-    expect(ok.stdout).toMatch(/16 tasks valid/);
+    expect(ok.stdout).toMatch(new RegExp(`${DEMO_TASKS} tasks valid`));
   });
 
   it('a bad suite writes nothing and keeps what is already in the output folder', async () => {
@@ -121,9 +146,10 @@ describe('tracegate CLI, end to end', () => {
     const report = readReport(out);
     expect(report.tasks.every((t) => t.trials.length === 3)).toBe(true);
     expect(report.summary.epochs).toBe(3);
-    expect(report.summary.pass_hat_k).toBeCloseTo(13 / 16, 10);
-    expect(report.summary.pass_at_k).toBeCloseTo(13 / 16, 10);
-    expect(result.stdout).toMatch(/pass@3: 81\.3%\s+pass\^3: 81\.3%/);
+    expect(report.summary.pass_hat_k).toBeCloseTo((DEMO_TASKS - DEMO_FAILING) / DEMO_TASKS, 10);
+    expect(report.summary.pass_at_k).toBeCloseTo((DEMO_TASKS - DEMO_FAILING) / DEMO_TASKS, 10);
+    const rate = (100 * (DEMO_TASKS - DEMO_FAILING) / DEMO_TASKS).toFixed(1).replace('.', '\\.');
+    expect(result.stdout).toMatch(new RegExp(`pass@3: ${rate}%\\s+pass\\^3: ${rate}%`));
   });
 
   it('runs against a live OpenAI-compatible server, records, and replays the recording', async () => {
@@ -204,6 +230,6 @@ describe('tracegate CLI, end to end', () => {
     const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
     expect(stderr).not.toMatch(/EPIPE|Unhandled/);
     expect(code).toBe(0);
-    expect(readReport(out).tasks).toHaveLength(16);
+    expect(readReport(out).tasks).toHaveLength(DEMO_TASKS);
   });
 });

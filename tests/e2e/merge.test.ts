@@ -3,6 +3,7 @@ import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { RunReportSchema, type RunReport } from '../../src/schema/report.js';
 import { runCli, tempDir } from '../helpers/cli.js';
+import { DEMO_TASKS } from '../helpers/demoSuite.js';
 
 const readReport = (dir: string): RunReport => RunReportSchema.parse(JSON.parse(readFileSync(path.join(dir, 'report.json'), 'utf8')));
 const verdicts = (report: RunReport) =>
@@ -33,7 +34,7 @@ describe('merge: shards joined into one report', () => {
     const single = readReport(whole);
     expect(verdicts(report)).toEqual(verdicts(single));
     expect(report.summary).toMatchObject({ total: single.summary.total, passed: single.summary.passed, failed: single.summary.failed, failure_reasons: single.summary.failure_reasons });
-    expect(report.run).toMatchObject({ shard: null, interrupted: false, merged_from: shardDirs, trials_planned: 16 });
+    expect(report.run).toMatchObject({ shard: null, interrupted: false, merged_from: shardDirs, trials_planned: DEMO_TASKS });
     expect(report.diff?.counts.regressed).toBe(0);
     expect(report.gate?.passed).toBe(true);
     for (const task of report.tasks) expect(existsSync(path.join(out, task.trace_file!)), task.id).toBe(true);
@@ -118,7 +119,7 @@ describe('merge: shards joined into one report', () => {
     for (const run of runs) expect(run.code, run.stderr).toBe(0);
     const merged = await runCli(['merge', ...outs, '--baseline', baseline, '--out', path.join(dir, 'merged'), '--no-html']);
     expect(merged.code, merged.stderr).toBe(0);
-    expect(readReport(path.join(dir, 'merged')).tasks).toHaveLength(16);
+    expect(readReport(path.join(dir, 'merged')).tasks).toHaveLength(ids.length);
   });
 
   it('a CI matrix wider than the suite: empty shards exit 0 with an empty output, and merge joins them', async () => {

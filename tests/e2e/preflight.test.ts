@@ -2,6 +2,7 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROOT, runCli, tempDir } from '../helpers/cli.js';
+import { DEMO_TASKS } from '../helpers/demoSuite.js';
 
 /** One policy task (no model needed): a trial that ran leaves its trace and a journal line. */
 function oneTaskSuite(): string {
@@ -36,7 +37,7 @@ describe('fail before spending: every input is checked before the first trial', 
       report.tasks.push(report.tasks[0]);
       writeFileSync(path.join(dir, 'dup.json'), JSON.stringify(report));
       return ['--baseline', path.join(dir, 'dup.json')];
-    }, /dup\.json: field tasks\.16\.id: task \S+ appears more than once/],
+    }, new RegExp(`dup\\.json: field tasks\\.${DEMO_TASKS}\\.id: task \\S+ appears more than once`)],
     ['--cassettes naming a file, not a folder', (dir: string) => {
       writeFileSync(path.join(dir, 'cassette.json'), '{}');
       return ['--cassettes', path.join(dir, 'cassette.json')];

@@ -8,6 +8,7 @@ import type { RunReport } from '../../src/schema/report.js';
 import { toolAttr } from '../../src/schema/trace.js';
 import { ROOT, runCli, tempDir } from '../helpers/cli.js';
 import { FIXTURES, SAMPLES } from '../helpers/samples.js';
+import { DEMO_FAILING, DEMO_TASKS } from '../helpers/demoSuite.js';
 
 /** The cells of the table row whose first cell ends with `file`. */
 function row(stdout: string, file: string): string[] {
@@ -194,7 +195,7 @@ describe('export → import round trip on the demo', () => {
         const result = await runCli(['export', demo, '--otlp-endpoint', receiver.endpoint, '--protocol', protocol, '--header', 'Authorization=TG_TEST_AUTH'], { env: { TG_TEST_AUTH: 'Basic cGs6c2s=' } });
         expect(result.stderr).toBe('');
         expect(result.code).toBe(0);
-        expect(result.stdout).toMatch(/sent 16 traces to http:\/\/127\.0\.0\.1:\d+\/v1\/traces/);
+        expect(result.stdout).toMatch(new RegExp(`sent ${DEMO_TASKS} traces to http://127\\.0\\.0\\.1:\\d+/v1/traces`));
         const original = readReport(demo);
         if (before === 0) expect(receiver.traceIds()).toHaveLength(original.tasks.length);
         const recovery = JSON.parse(readFileSync(path.join(demo, 'traces/missing_readme_recovery_001.e0.json'), 'utf8'));
@@ -215,7 +216,7 @@ describe('export → import round trip on the demo', () => {
         const { port } = server.address() as AddressInfo;
         const result = await runCli(['export', demo, '--otlp-endpoint', `http://127.0.0.1:${port}/api/public/otel`, '--header', 'Authorization=TG_TEST_AUTH'], { env: { TG_TEST_AUTH: 'Basic cGstbGY6c2stbGY=' } });
         expect(result.code).toBe(0);
-        expect(seen.length).toBe(1); // 16 traces in one batch
+        expect(seen.length).toBe(1); // every demo trace in one batch
         expect(seen[0]).toMatchObject({ url: '/api/public/otel/v1/traces', headers: { authorization: 'Basic cGstbGY6c2stbGY=', 'content-type': 'application/x-protobuf' } });
       } finally {
         server.close();

@@ -274,6 +274,13 @@ describe('a default gate right under noise, one verdict and one number', () => {
     expect(report.gate.results.find((r) => r.rule === 'no_significant_regression')!.actual).toContain(figure);
   });
 
+  it('a comparison in which no task differs says it has no interval instead of printing [-100.0, 100.0]', () => {
+    const same = makeReport([{ id: 'a', trials: 'ppp' }, { id: 'b', trials: 'fff' }]);
+    const figure = describeDrop(diffReports(same, same, 'b.json').significance!);
+    expect(figure).toContain("no 95% CI (no task's outcome differs between the runs)");
+    expect(figure).not.toContain('[-100.0, 100.0]');
+  });
+
   it('max_drop reads the drop as printed: a printed "drop 17.0 points" passes --max-drop 17%', () => {
     const cur = makeReport([{ id: 'a', trials: 'p' }]);
     const sig = { ...diffReports(cur, cur, 'b.json').significance!, delta: -0.17043 };

@@ -33,7 +33,7 @@ describe('spans from proxied traffic', () => {
     const llm = spans.filter((s) => s.kind === 'llm');
     expect(llm.map((s) => [s.attributes['step'], s.attributes['llm.side_request']])).toEqual([[0, true], [1, false], [2, false], [2, true], [3, false]]);
     const tools = spans.filter((s) => s.kind === 'tool');
-    expect(tools.map((s) => [s.attributes['tool.call_id'], s.attributes['result.ok'], s.attributes['error_type'], s.parent_id])).toEqual([
+    expect(tools.map((s) => [s.attributes['gen_ai.tool.call.id'], s.attributes['result.ok'], s.attributes['error_type'], s.parent_id])).toEqual([
       ['c1', false, 'FILE_NOT_FOUND', llm[1]!.span_id],
       ['c2', false, 'COMMAND_FAILED', llm[2]!.span_id],
     ]);

@@ -1,12 +1,12 @@
 import { writeFileAtomic } from '../../schema/atomicWrite.js';
 import path from 'node:path';
 import type { Reporter } from '../types.js';
-import { renderHtml } from './renderHtml.js';
+import { renderHtmlChunks } from './renderHtml.js';
 import { ViewerTraces } from './viewerTraces.js';
 
 /**
- * report.html: one self-contained, offline page (see renderHtml). It keeps a packed copy of each
- * trace the run stores, while it has room (ViewerTraces), so the page need not read them again.
+ * report.html: one self-contained, offline page (see renderHtmlChunks). It keeps a packed copy of
+ * each trace the run stores, while it has room (ViewerTraces), so the page need not read them again.
  */
 export function htmlReporter(): Reporter {
   const packed = new ViewerTraces();
@@ -16,7 +16,7 @@ export function htmlReporter(): Reporter {
     onTracePacked: (file, json) => packed.add(file, json),
     async onRunEnd(report, outDir) {
       const file = path.join(outDir, 'report.html');
-      await writeFileAtomic(file, await renderHtml(report, { traceRoot: outDir, packed }), { durable: true });
+      await writeFileAtomic(file, renderHtmlChunks(report, { traceRoot: outDir, packed }), { durable: true });
       return file;
     },
   };

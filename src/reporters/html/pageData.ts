@@ -68,7 +68,7 @@ export function pageData(report: RunReport): PageData {
       t.duration_ms, t.answer_preview, t.error?.code ?? null, t.error?.message ?? null, i,
     ];
   });
-  const details: PageDetail[] = tasks.map((t) => ({
+  const detailOf = (t: TaskResult): PageDetail => ({
     prompt: t.prompt ?? null,
     checks: t.checks,
     evidence: t.evidence,
@@ -79,10 +79,11 @@ export function pageData(report: RunReport): PageData {
       t.trials.length === 1
         ? []
         : t.trials.map((x) => ({ epoch: x.epoch, status: x.status, failure_reason: x.failure_reason, failure_layer: x.failure_layer, evidence: x.evidence, checks: x.checks, trace_file: x.trace_file, error: x.error, steps: x.steps })),
-  }));
+  });
+  // One block's details at a time: a 100,000-task report never holds a second copy of every task.
   const detailBlocks: string[] = [];
-  for (let start = 0; start < details.length; start += DETAIL_CHUNK) {
-    detailBlocks.push(packJson(JSON.stringify(details.slice(start, start + DETAIL_CHUNK)), 4));
+  for (let start = 0; start < tasks.length; start += DETAIL_CHUNK) {
+    detailBlocks.push(packJson(JSON.stringify(tasks.slice(start, start + DETAIL_CHUNK).map(detailOf)), 4));
   }
   const { tasks: _diffTasks, ...diffRest } = diff ?? { tasks: [] };
   return {

@@ -116,8 +116,10 @@ function embeddedTraces(report: RunReport, options: RenderOptions): Map<string, 
  * are one inert JSON block; each task's details and each embedded trace are gzip-compressed inert
  * blocks after the scripts, so the table is up before the parser reaches them and a block is
  * inflated only when its task is opened; the viewer builds the DOM from text nodes only. A CSP with script hashes forbids every other script and every request.
+ * The page comes as a sequence of chunks (each block its own), so a 100,000-task page is written
+ * without ever being one string.
  */
-export async function renderHtml(report: RunReport, options: RenderOptions): Promise<string> {
+export async function* renderHtmlChunks(report: RunReport, options: RenderOptions): AsyncGenerator<string> {
   vendorCache ??= VENDOR.map(([name, file]) => safeScript(readFileSync(dependencyFile(name, file), 'utf8')));
   const viewer = safeScript(asset('viewer.js'));
   const styles = asset('viewer.css');
@@ -143,14 +145,8 @@ export async function renderHtml(report: RunReport, options: RenderOptions): Pro
     "base-uri 'none'",
     "form-action 'none'",
   ].join('; ');
-  const detailScripts = detailBlocks
-    .map((packed, i) => `<script type="application/gzip;base64" class="details" data-chunk="${i}">${packed}</script>`)
-    .join('\n');
-  const traceBlocks = [...traces.entries()]
-    .map(([file, packed]) => `<script type="application/gzip;base64" class="trace" data-file="${escapeHtml(file)}">${packed}</script>`)
-    .join('\n');
   const title = `tracegate · ${report.run.suites.map((s) => s.path).join(', ')}`;
-  return `<!doctype html>
+  yield `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -163,11 +159,25 @@ export async function renderHtml(report: RunReport, options: RenderOptions): Pro
 <body>
 <noscript>This report needs JavaScript; report.json beside it holds the same data.</noscript>
 <div id="app"></div>
-<script type="application/json" id="tracegate-data">${inertJson(data)}</script>
-${scripts.map((s) => `<script>${s}</script>`).join('\n')}
-${detailScripts}
-${traceBlocks}
-</body>
-</html>
-`;
+<script type="application/json" id="tracegate-data">`;
+  yield inertJson(data);
+  yield '</script>\n';
+  yield scripts.map((s) => `<script>${s}</script>`).join('\n') + '\n';
+  for (let i = 0; i < detailBlocks.length; i++) {
+    yield `${i ? '\n' : ''}<script type="application/gzip;base64" class="details" data-chunk="${i}">${detailBlocks[i]}</script>`;
+  }
+  yield '\n';
+  let first = true;
+  for (const [file, packed] of traces) {
+    yield `${first ? '' : '\n'}<script type="application/gzip;base64" class="trace" data-file="${escapeHtml(file)}">${packed}</script>`;
+    first = false;
+  }
+  yield '\n</body>\n</html>\n';
+}
+
+/** The whole page as one string (for tests and small reports; a run writes renderHtmlChunks). */
+export async function renderHtml(report: RunReport, options: RenderOptions): Promise<string> {
+  let page = '';
+  for await (const chunk of renderHtmlChunks(report, options)) page += chunk;
+  return page;
 }

@@ -42,7 +42,7 @@ function traffic(secret: string, k: number): Exchange[] {
 }
 
 const previews = (spans: Span[]) =>
-  spans.flatMap((s) => [s.attributes['result.preview'], s.attributes['tool.arguments'], s.attributes['llm.content_preview']]).filter((v): v is string => typeof v === 'string' && v.length > 100);
+  spans.flatMap((s) => [s.attributes['gen_ai.tool.call.result'], s.attributes['gen_ai.tool.call.arguments'], s.attributes['llm.content_preview']]).filter((v): v is string => typeof v === 'string' && v.length > 100);
 
 function expectNoPart(texts: string[], secret: string, label: string): void {
   expect(texts.length, label).toBe(3);
