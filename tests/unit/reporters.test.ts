@@ -66,4 +66,17 @@ describe('the reporter multiplexer', () => {
       'broken (onRunEnd): disk full',
     ]);
   });
+  it('a stored trace goes to the first reporter that asks for a copy, and its packed text comes back to that one only', () => {
+    const packed: string[] = [];
+    const broken: Reporter = { name: 'broken', onTraceStored: () => { throw new Error('no room'); } };
+    const page: Reporter = { name: 'page', onTraceStored: ({ file }) => `{"file":"${file}"}`, onTracePacked: (file, text) => packed.push(`${file}=${text}`) };
+    const late: Reporter = { name: 'late', onTraceStored: () => 'never asked', onTracePacked: () => packed.push('late') };
+    const reporters = new Reporters([broken, page, late]);
+    const trace = {} as Parameters<NonNullable<Reporter['onTraceStored']>>[0]['trace'];
+    expect(reporters.traceStored({ file: 'traces/a.e0.json', trace })).toBe('{"file":"traces/a.e0.json"}');
+    reporters.tracePacked('traces/a.e0.json', 'H4sI');
+    reporters.tracePacked('traces/unknown.json', 'x');
+    expect(packed).toEqual(['traces/a.e0.json=H4sI']);
+    expect(reporters.failures()).toEqual(['broken (onTraceStored): no room']);
+  });
 });
