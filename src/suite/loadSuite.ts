@@ -8,6 +8,7 @@ import { TracegateError } from '../schema/runError.js';
 import { regexProblem } from '../schema/safeRegex.js';
 import { isKnownEventType, KNOWN_EVENT_TYPES } from '../schema/eventTypes.js';
 import { RawTaskSchema, SuiteHeaderSchema, type CheckSpec, type PolicyExpectation, type RawTask, type Task } from '../schema/task.js';
+import { judgedSpecIssues } from './judgedSpecIssues.js';
 import { workspaceProblem } from './workspaceCheck.js';
 
 /** One problem in a suite file, located to the line and field. */
@@ -258,7 +259,7 @@ export function loadSuite(file: string): LoadedSuite {
     }
     const checks = checksOf(raw);
     warnings.push(...eventTypeWarnings(raw, display, line));
-    const badRegex = regexIssues(checks, display, line);
+    const badRegex = [...regexIssues(checks, display, line), ...judgedSpecIssues(raw.checks ?? []).map((i) => ({ file: display, line, ...i }))];
     if (badRegex.length > 0) {
       issues.push(...badRegex);
       return;
