@@ -1,0 +1,38 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_PRICE_TABLE } from '../../src/checks/priceTable.js';
+import { RunReportSchema } from '../../src/schema/report.js';
+import { runCli, tempDir } from '../helpers/cli.js';
+import { FakeOpenAIServer } from '../helpers/openaiServer.js';
+
+describe('cost from the price table', () => {
+  it('a run whose model is in the table carries its cost, with the table date, in report.json, summary.md and the diff', async () => {
+    // Two model calls a trial, 100 prompt and 10 completion tokens each (the fake server's usage).
+    const server = new FakeOpenAIServer((body) =>
+      body.messages.some((m) => m.role === 'tool') ? { content: 'stockroom is an inventory service.' } : { tool_calls: [{ name: 'read_file', arguments: '{"path":"README.md"}' }] },
+    );
+    const baseURL = await server.start();
+    try {
+      const out = tempDir();
+      const run = await runCli(['run', 'suites/demo.jsonl', '--grep', '^read_summarize', '--model', 'gpt-4o-mini', '--base-url', baseURL, '--out', out, '--no-html']);
+      expect(run.code, run.stderr).toBe(0);
+      const report = RunReportSchema.parse(JSON.parse(readFileSync(path.join(out, 'report.json'), 'utf8')));
+      const perTrial = (200 * 0.15 + 20 * 0.6) / 1_000_000;
+      expect(report.tasks[0]!.trials[0]!.cost_usd).toBeCloseTo(perTrial, 12);
+      expect(report.tasks[0]!.cost_usd).toBeCloseTo(perTrial, 12);
+      expect(report.summary.cost).toMatchObject({ priced_trials: 1, trials: 1, as_of: DEFAULT_PRICE_TABLE.as_of });
+      const summary = readFileSync(path.join(out, 'summary.md'), 'utf8');
+      expect(summary).toContain(`**Cost:** $${perTrial.toPrecision(4)} over 1 of 1 trials (prices as of ${DEFAULT_PRICE_TABLE.as_of})`);
+
+      const diffed = await runCli(['diff', path.join(out, 'report.json'), path.join(out, 'report.json')]);
+      expect(diffed.code, diffed.stderr).toBe(0);
+      const withDiff = RunReportSchema.parse(JSON.parse(readFileSync(path.join(out, 'report.json'), 'utf8')));
+      const metric = withDiff.diff!.metrics.find((m) => m.name === 'cost_per_trial_usd')!;
+      expect(metric).toMatchObject({ delta: 0, note: `prices as of ${DEFAULT_PRICE_TABLE.as_of} / ${DEFAULT_PRICE_TABLE.as_of}` });
+      expect(metric.current).toBeCloseTo(perTrial, 12);
+    } finally {
+      await server.stop();
+    }
+  });
+});
