@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_PRICE_TABLE } from '../../src/checks/priceTable.js';
@@ -31,6 +31,21 @@ describe('cost from the price table', () => {
       const metric = withDiff.diff!.metrics.find((m) => m.name === 'cost_per_trial_usd')!;
       expect(metric).toMatchObject({ delta: 0, note: `prices as of ${DEFAULT_PRICE_TABLE.as_of} / ${DEFAULT_PRICE_TABLE.as_of}` });
       expect(metric.current).toBeCloseTo(perTrial, 12);
+
+      // The gate's cost rule: the same model passes, a dearer one (gpt-4o) fails it.
+      const gate = path.join(tempDir(), 'gate.json');
+      writeFileSync(gate, JSON.stringify({ schema_version: 'gate/v1', max_cost_increase: 0.1 }));
+      const baseline = path.join(tempDir(), 'baseline.json');
+      copyFileSync(path.join(out, 'report.json'), baseline);
+      const same = await runCli(['diff', path.join(out, 'report.json'), baseline, '--gate', gate]);
+      expect(same.code, same.stdout + same.stderr).toBe(0);
+      const dearer = tempDir();
+      const run4o = await runCli(['run', 'suites/demo.jsonl', '--grep', '^read_summarize', '--model', 'gpt-4o', '--base-url', baseURL, '--out', dearer, '--no-html', '--baseline', baseline, '--gate', gate]);
+      expect(run4o.code, run4o.stdout + run4o.stderr).toBe(1);
+      const gated = RunReportSchema.parse(JSON.parse(readFileSync(path.join(dearer, 'report.json'), 'utf8')));
+      const rule = gated.gate!.results.find((r) => r.rule === 'max_cost_increase')!;
+      expect(rule.passed).toBe(false);
+      expect(rule.actual).toBe('$0.00004200 → $0.0007000 (+1566.7%)');
     } finally {
       await server.stop();
     }
