@@ -15,7 +15,7 @@ describe('cost from the price table', () => {
     const baseURL = await server.start();
     try {
       const out = tempDir();
-      const run = await runCli(['run', 'suites/demo.jsonl', '--grep', '^read_summarize', '--model', 'gpt-4o-mini', '--base-url', baseURL, '--out', out, '--no-html']);
+      const run = await runCli(['run', 'suites/demo.jsonl', '--grep', '^read_summarize', '--model', 'gpt-4o-mini', '--base-url', baseURL, '--out', out]);
       expect(run.code, run.stderr).toBe(0);
       const report = RunReportSchema.parse(JSON.parse(readFileSync(path.join(out, 'report.json'), 'utf8')));
       const perTrial = (200 * 0.15 + 20 * 0.6) / 1_000_000;
@@ -24,6 +24,13 @@ describe('cost from the price table', () => {
       expect(report.summary.cost).toMatchObject({ priced_trials: 1, trials: 1, as_of: DEFAULT_PRICE_TABLE.as_of });
       const summary = readFileSync(path.join(out, 'summary.md'), 'utf8');
       expect(summary).toContain(`**Cost:** $${perTrial.toPrecision(4)} over 1 of 1 trials (prices as of ${DEFAULT_PRICE_TABLE.as_of})`);
+
+      // The HTML page carries the summary's cost and draws it as a card with the table's date.
+      const html = readFileSync(path.join(out, 'report.html'), 'utf8');
+      const page = JSON.parse(/id="tracegate-data">([^<]*)<\/script>/.exec(html)![1]!) as { report: { summary: { cost?: { usd: number; as_of: string } } } };
+      expect(page.report.summary.cost).toMatchObject({ as_of: DEFAULT_PRICE_TABLE.as_of });
+      expect(page.report.summary.cost!.usd).toBeCloseTo(perTrial, 12);
+      expect(html).toContain("'cost (prices as of ' + s.cost.as_of + ')'");
 
       const diffed = await runCli(['diff', path.join(out, 'report.json'), path.join(out, 'report.json')]);
       expect(diffed.code, diffed.stderr).toBe(0);
