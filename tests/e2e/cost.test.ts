@@ -34,6 +34,8 @@ describe('cost from the price table', () => {
 
       const diffed = await runCli(['diff', path.join(out, 'report.json'), path.join(out, 'report.json')]);
       expect(diffed.code, diffed.stderr).toBe(0);
+      expect(diffed.stdout).toContain(`cost per trial: $${perTrial.toPrecision(4)} → $${perTrial.toPrecision(4)} (prices as of ${DEFAULT_PRICE_TABLE.as_of} / ${DEFAULT_PRICE_TABLE.as_of})`);
+      expect(readFileSync(path.join(out, 'summary.md'), 'utf8')).toMatch(/^\| cost_per_trial_usd \| /m);
       const withDiff = RunReportSchema.parse(JSON.parse(readFileSync(path.join(out, 'report.json'), 'utf8')));
       const metric = withDiff.diff!.metrics.find((m) => m.name === 'cost_per_trial_usd')!;
       expect(metric).toMatchObject({ delta: 0, note: `prices as of ${DEFAULT_PRICE_TABLE.as_of} / ${DEFAULT_PRICE_TABLE.as_of}` });
