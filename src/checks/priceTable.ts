@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { llmAttr, llmSpans, type Trace } from '../schema/trace.js';
 
 /** USD per million tokens. cached_input: the price of a prompt token served from the provider's cache. */
@@ -98,4 +99,38 @@ export function traceCost(trace: Trace, table: PriceTable = active): TraceCost |
   const output = spans.length > 0 ? spans.reduce((n, s) => n + llmAttr(s).outputTokens, 0) : trace.usage.output_tokens;
   const usd = (input * hit.price.input + output * hit.price.output) / 1_000_000;
   return { usd, model: trace.model.model, priced_as: hit.name, as_of: table.as_of };
+}
+
+const PriceSchema = z.strictObject({ input: z.number().finite().nonnegative(), cached_input: z.number().finite().nonnegative().optional(), output: z.number().finite().nonnegative() });
+export const PriceTableFileSchema = z.strictObject({
+  as_of: z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'as_of is the date the prices were read, YYYY-MM-DD'),
+  source: z.string().optional(),
+  models: z.record(z.string().min(1), PriceSchema),
+});
+
+/**
+ * A price table file (--price-table or the suite header's price_table): the same shape as the
+ * shipped table. It replaces the shipped table whole, so every cost in a run has one date.
+ * Problems are returned as "field F: message" for the caller's file error.
+ */
+export function parsePriceTable(text: string): { table: PriceTable } | { problem: string } {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    return { problem: `invalid JSON: ${(error as Error).message}` };
+  }
+  const parsed = PriceTableFileSchema.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    return { problem: `${issue.path.length ? `field ${issue.path.join('.')}: ` : ''}${issue.message}` };
+  }
+  const { as_of, source, models } = parsed.data;
+  return {
+    table: {
+      as_of,
+      source: source ?? 'a price table file',
+      models: Object.fromEntries(Object.entries(models).map(([name, p]) => [name.toLowerCase(), { input: p.input, cached_input: p.cached_input ?? p.input, output: p.output }])),
+    },
+  };
 }

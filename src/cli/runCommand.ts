@@ -1,4 +1,6 @@
 import path from 'node:path';
+import { readFileSync } from 'node:fs';
+import { parsePriceTable, usePriceTable, type PriceTable } from '../checks/priceTable.js';
 import { Option, type Command } from 'commander';
 import { SANDBOX_REQUESTS, type SandboxRequest } from '../adapters/harnessAdapter.js';
 import type { Adapter } from '../adapters/types.js';
@@ -41,6 +43,7 @@ export interface RunFlags extends GateFlags {
   cassettes?: string;
   record?: string;
   policy?: string;
+  priceTable?: string;
   sandbox: SandboxRequest;
   recordContent: RecordContent;
   concurrency: number;
@@ -74,6 +77,7 @@ export function addRunOptions(command: Command, { variant }: { variant: boolean 
     .option('--cassettes <dir>', 'replay model responses from this folder of cassettes (<task_id>.json each)')
     .option('--record <dir>', "record the live model's responses as cassettes into this folder")
     .option('--policy <file>', 'permission policy JSON for the harness (default: harness/policy/default-policy.json)')
+    .option('--price-table <file>', 'price table JSON for cost (replaces the shipped table; see docs/checks.md#cost; default: the suite header\'s price_table)')
     .addOption(
       new Option('--sandbox <mode>', 'how run_shell (or an --agent-cmd agent: its own PID namespace, nothing outlives the trial) is isolated: auto (bubblewrap when it works here, else a process group; the reason is in every trace and report), process, or bwrap (an error where bubblewrap cannot run). Under either, git runs with the repository\'s drivers off and tracked secrets withheld from its output; bubblewrap also masks secret paths and their git objects')
         .choices(SANDBOX_REQUESTS)
@@ -157,7 +161,25 @@ export function prepareRun(suiteFiles: string[], flags: RunFlags): PreparedRun {
   const suites = loadSuites(suiteFiles);
   const { selected, wholeRun, shard, policyTasksOnly } = selectTasks(flags, suites.flatMap((s) => s.tasks));
   checkTrialCount(wholeRun.length, flags);
+  usePriceTable(priceTableOf(flags, suites));
   return { suites, suiteDefaults: suiteDefaults(suites), tasks: selected, wholeRun, shard, policyTasksOnly, redactor: createRedactor(process.env, secretsOf({ flags, env: process.env })) };
+}
+
+/** --price-table, else the suites' one header price_table; null for the shipped table. A bad file is exit 2. */
+function priceTableOf(flags: RunFlags, suites: LoadedSuite[]): PriceTable | null {
+  const named = [...new Set(suites.map((s) => s.header.priceTable).filter((v): v is string => v !== null))];
+  if (flags.priceTable === undefined && named.length > 1) throw new CliError(`the suites name different price_table files (${named.join(', ')}); pass --price-table`, EXIT.BAD_INPUT);
+  const file = flags.priceTable ?? named[0];
+  if (file === undefined) return null;
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new CliError(`${file}: cannot read the price table (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`, EXIT.BAD_INPUT);
+  }
+  const parsed = parsePriceTable(text);
+  if ('problem' in parsed) throw new CliError(`${file}: ${parsed.problem}`, EXIT.BAD_INPUT);
+  return parsed.table;
 }
 
 /** Suites run together must agree on their header's cassettes and policy. */

@@ -154,6 +154,8 @@ export const SuiteHeaderSchema = z.strictObject({
     cassettes: z.string().min(1).optional(),
     /** The permission policy the harness runs this suite under. */
     policy: z.string().min(1).optional(),
+    /** A price table JSON for cost (docs/checks.md#cost), relative to the suite file. */
+    price_table: z.string().min(1).optional(),
     /** MCP servers whose tools the reference harness offers in this suite (paths relative to the suite). */
     mcp_servers: z.array(McpServerSchema).optional(),
     /** External agents: a tool result whose text matches `pattern` (a regular expression) carries `error_type`. */

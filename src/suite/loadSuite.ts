@@ -33,7 +33,7 @@ export interface LoadedSuite {
   path: string;
   sha256: string;
   /** From the header line, with paths resolved against the suite's folder. */
-  header: { description: string | null; cassettes: string | null; policy: string | null; mcpServers: McpServerSpec[] | null; errorPatterns: Array<{ pattern: string; error_type: string }> };
+  header: { description: string | null; cassettes: string | null; policy: string | null; priceTable: string | null; mcpServers: McpServerSpec[] | null; errorPatterns: Array<{ pattern: string; error_type: string }> };
   tasks: Task[];
   /** Accepted but probably wrong (an event type no trace tracegate knows carries); `validate` prints them. */
   warnings: SuiteIssue[];
@@ -146,7 +146,7 @@ function parseHeader(json: object, at: { file: string; line: number; baseDir: st
     issues.push(...zodIssues(parsed.error, at.file, at.line));
     return null;
   }
-  const { description, cassettes, policy, mcp_servers, error_patterns: errorPatterns = [] } = parsed.data.suite;
+  const { description, cassettes, policy, price_table: priceTable, mcp_servers, error_patterns: errorPatterns = [] } = parsed.data.suite;
   errorPatterns.forEach((p, i) => {
     const problem = regexProblem(p.pattern);
     if (problem) issues.push({ file: at.file, line: at.line, field: `suite.error_patterns.${i}.pattern`, message: problem });
@@ -163,6 +163,7 @@ function parseHeader(json: object, at: { file: string; line: number; baseDir: st
     description: description ?? null,
     cassettes: resolveIn(cassettes, 'cassettes'),
     policy: resolveIn(policy, 'policy'),
+    priceTable: resolveIn(priceTable, 'price_table'),
     mcpServers: mcp_servers ? resolveMcpServerPaths(mcp_servers, at.baseDir) : null,
     errorPatterns,
   };
@@ -210,7 +211,7 @@ export function loadSuite(file: string): LoadedSuite {
   const warnings: SuiteIssue[] = [];
   const firstLine = new Map<string, number>();
   const checkedWorkspaces = new Map<string, string | null>();
-  const header: LoadedSuite['header'] = { description: null, cassettes: null, policy: null, mcpServers: null, errorPatterns: [] };
+  const header: LoadedSuite['header'] = { description: null, cassettes: null, policy: null, priceTable: null, mcpServers: null, errorPatterns: [] };
   let sawEntry = false;
 
   text.split(/\r?\n/).forEach((content, index) => {

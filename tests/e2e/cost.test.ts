@@ -59,4 +59,36 @@ describe('cost from the price table', () => {
       await server.stop();
     }
   });
+
+  it('--price-table and the suite header price_table replace the shipped table; a bad table is exit 2 naming file and field', async () => {
+    const server = new FakeOpenAIServer((body) => (body.messages.some((m) => m.role === 'tool') ? { content: 'stockroom is an inventory service.' } : { tool_calls: [{ name: 'read_file', arguments: '{"path":"README.md"}' }] }));
+    const baseURL = await server.start();
+    try {
+      const dir = tempDir();
+      const table = path.join(dir, 'prices.json');
+      writeFileSync(table, JSON.stringify({ as_of: '2030-01-02', source: 'our contract', models: { 'house-model': { input: 1, output: 2 } } }));
+      const out = tempDir();
+      const flagged = await runCli(['run', 'suites/demo.jsonl', '--grep', '^read_summarize', '--model', 'house-model-v3', '--base-url', baseURL, '--price-table', table, '--out', out, '--no-html']);
+      expect(flagged.code, flagged.stderr).toBe(0);
+      const report = RunReportSchema.parse(JSON.parse(readFileSync(path.join(out, 'report.json'), 'utf8')));
+      expect(report.summary.cost).toMatchObject({ as_of: '2030-01-02', source: 'our contract', priced_trials: 1 });
+      expect(report.summary.cost!.usd).toBeCloseTo((200 * 1 + 20 * 2) / 1_000_000, 12);
+
+      const suite = path.join(dir, 'suite.jsonl');
+      writeFileSync(suite, [JSON.stringify({ suite: { price_table: 'prices.json' } }), JSON.stringify({ id: 'one', prompt: 'read the readme' })].join('\n'));
+      const out2 = tempDir();
+      const headed = await runCli(['run', suite, '--model', 'house-model', '--base-url', baseURL, '--out', out2, '--no-html']);
+      // Its task has no workspace (read_file fails), so the gate may fail it: only the cost matters here.
+      expect([0, 1], headed.stderr).toContain(headed.code);
+      expect(RunReportSchema.parse(JSON.parse(readFileSync(path.join(out2, 'report.json'), 'utf8'))).summary.cost?.as_of).toBe('2030-01-02');
+
+      const bad = path.join(dir, 'bad.json');
+      writeFileSync(bad, JSON.stringify({ as_of: '2030-01-02', models: { m: { input: -1, output: 1 } } }));
+      const refused = await runCli(['run', 'suites/demo.jsonl', '--grep', '^read_summarize', '--model', 'm', '--base-url', baseURL, '--price-table', bad, '--out', tempDir(), '--no-html']);
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toMatch(/bad\.json: field models\.m\.input:/);
+    } finally {
+      await server.stop();
+    }
+  });
 });
