@@ -20,7 +20,8 @@ export interface PriceTable {
  * The shipped table: list prices for standard (non-batch) requests, short prompts (Gemini's
  * ≤200k-token tier), transcribed from the providers' public pricing pages (openai.com/api/pricing,
  * anthropic.com/pricing, ai.google.dev/gemini-api/docs/pricing, api-docs.deepseek.com pricing, and
- * Together AI's page for open-weight models) as of the date below. Prices change: give your own
+ * Together AI's page for open-weight models) as they stood at the date below; they were not fetched
+ * by a program, so check a price that matters against its page. Prices change: give your own
  * table with --price-table or the suite header's price_table (same shape, see docs/cost.md).
  */
 export const DEFAULT_PRICE_TABLE: PriceTable = {
