@@ -149,6 +149,11 @@ export function diffReports(
     metric('latency_mean_ms', baseline.summary.duration_ms.mean, current.summary.duration_ms.mean, 'lower'),
     metric('latency_p90_ms', baseline.summary.duration_ms.p90, current.summary.duration_ms.p90, 'lower'),
   ];
+  // Cost per trial, only when both runs priced their model (the note names each table's date).
+  if (baseline.summary.cost && current.summary.cost) {
+    const perTrial = (c: NonNullable<RunReport['summary']['cost']>) => ratio(c.usd, c.priced_trials);
+    metrics.push(metric('cost_per_trial_usd', perTrial(baseline.summary.cost), perTrial(current.summary.cost), 'lower', `prices as of ${baseline.summary.cost.as_of} / ${current.summary.cost.as_of}`));
+  }
   if (epochs > 1) metrics.push(metric('pass_hat_k', baseline.summary.pass_hat_k, current.summary.pass_hat_k, 'higher'));
 
   return {

@@ -4,6 +4,7 @@ import type { Trace } from '../schema/trace.js';
 import { contains, notContains } from './answerChecks.js';
 import { completed, errorTypes, eventType, maxSteps, policy, toolCalled } from './traceChecks.js';
 import type { Check } from './types.js';
+import { JUDGED_CHECKS } from './judgedChecks.js';
 
 /** Every check by its type name; a new CheckSpec type without a check here does not compile. */
 export const CHECKS: { [K in CheckType]: Check<K> } = {
@@ -15,6 +16,7 @@ export const CHECKS: { [K in CheckType]: Check<K> } = {
   tool_called: toolCalled,
   event_type: eventType,
   completed,
+  ...JUDGED_CHECKS,
 };
 
 export function runCheck(trace: Trace, spec: CheckSpec): CheckResult {

@@ -51,6 +51,9 @@ function unrecovered(trace: Trace, isFault: (s: Span) => boolean, isRecovery: (l
 
 const succeeded = (s: Span) => toolAttr(s).ok;
 
+const TRAJECTORY_CHECKS = ['tool_sequence', 'tool_args', 'tool_not_called', 'tool_count', 'no_tool_errors', 'exit_reason'];
+const ANSWER_CHECKS = ['answer_matches', 'answer_equals', 'answer_number', 'answer_json'];
+
 const TAIL_CHARS = 300;
 const shortTail = (text: string) => (text.length <= TAIL_CHARS ? text : `…${dropCutToken(text.slice(-TAIL_CHARS), 'start')}`);
 
@@ -281,14 +284,36 @@ export const RULES: readonly ClassifierRule[] = [
     },
   },
   {
+    reason: 'TRAJECTORY_MISMATCH',
+    layer: 'model',
+    summary: 'the tool calls (which, how many, in what order, with which arguments) or the way the run ended differ from what the task expects',
+    match: ({ trace, checks }) => {
+      const off = failed(checks, ...TRAJECTORY_CHECKS);
+      if (off.length === 0) return null;
+      return off.map((c) => {
+        const span = c.evidence.map((id) => spanById(trace, id)).find((s) => s !== undefined);
+        return { span_id: span?.span_id ?? null, step: span ? stepOf(span) : null, detail: `${c.type}: ${c.reason}` };
+      });
+    },
+  },
+  {
     reason: 'FINAL_ANSWER_INCOMPLETE',
     layer: 'model',
     summary: 'finished, but the answer lacks what the task expects',
     match: ({ trace, checks }) => {
-      const missing = failed(checks, 'contains', 'not_contains');
+      const missing = failed(checks, 'contains', 'not_contains', ...ANSWER_CHECKS);
       if (missing.length === 0 || trace.final_answer.exit_reason === 'max_steps') return null;
       const last = trace.spans.filter((s) => s.kind === SPAN_KIND.llm).at(-1);
       return missing.map((c) => ({ span_id: last?.span_id ?? null, step: last ? stepOf(last) : null, detail: c.reason }));
+    },
+  },
+  {
+    reason: 'BUDGET_EXCEEDED',
+    layer: 'model',
+    summary: 'the run used more tokens, dollars, time, tool calls or steps than the task allows',
+    match: ({ checks }) => {
+      const over = failed(checks, 'budget');
+      return over.length === 0 ? null : over.map((c) => ({ span_id: null, step: null, detail: c.reason }));
     },
   },
 ];

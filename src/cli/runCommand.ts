@@ -1,5 +1,7 @@
 import { RUN_DEFAULTS } from '../schema/runDefaults.js';
 import path from 'node:path';
+import { readFileSync } from 'node:fs';
+import { parsePriceTable, usePriceTable, type PriceTable } from '../checks/priceTable.js';
 import { Option, type Command } from 'commander';
 import { CASSETTE_MATCHES, type CassetteMatch } from '../capture/cassetteStore.js';
 import { volatileMask } from '../capture/cassetteNormalize.js';
@@ -47,6 +49,7 @@ export interface RunFlags extends GateFlags {
   cassettes?: string;
   record?: string;
   policy?: string;
+  priceTable?: string;
   sandbox: SandboxRequest;
   recordContent: RecordContent;
   concurrency: number;
@@ -83,6 +86,7 @@ export function addRunOptions(command: Command, { variant }: { variant: boolean 
     .option('--gemini-base-url <url>', "with --agent-cmd or --agent-url: the capture proxy's Gemini upstream (or GOOGLE_GEMINI_BASE_URL; default https://generativelanguage.googleapis.com when GEMINI_API_KEY is set; key in GEMINI_API_KEY)")
     .option('--cassettes <dir>', 'replay model responses from this folder of cassettes (<task_id>.json each)')
     .option('--record <dir>', "record the live model's responses as cassettes into this folder")
+    .option('--price-table <file>', 'price table JSON for cost (replaces the shipped table; see docs/checks.md#cost; default: the suite header\'s price_table)')
     .addOption(
       new Option('--cassette-match <mode>', "how recorded cassettes answer an agent's calls: hash (the normalized request must be the recorded one; a change is a miss naming the step) or order (the nth call gets the nth recorded reply, whatever it asked: replays where a request varies in ways no mask covers, but never notices a changed request)")
         .choices(CASSETTE_MATCHES)
@@ -173,7 +177,25 @@ export function prepareRun(suiteFiles: string[], flags: RunFlags): PreparedRun {
   const suites = loadSuites(suiteFiles);
   const { selected, wholeRun, shard, policyTasksOnly } = selectTasks(flags, suites.flatMap((s) => s.tasks));
   checkTrialCount(wholeRun.length, flags);
+  usePriceTable(priceTableOf(flags, suites));
   return { suites, suiteDefaults: suiteDefaults(suites), tasks: selected, wholeRun, shard, policyTasksOnly, redactor: createRedactor(process.env, secretsOf({ flags, env: process.env })) };
+}
+
+/** --price-table, else the suites' one header price_table; null for the shipped table. A bad file is exit 2. */
+function priceTableOf(flags: RunFlags, suites: LoadedSuite[]): PriceTable | null {
+  const named = [...new Set(suites.map((s) => s.header.priceTable).filter((v): v is string => v !== null))];
+  if (flags.priceTable === undefined && named.length > 1) throw new CliError(`the suites name different price_table files (${named.join(', ')}); pass --price-table`, EXIT.BAD_INPUT);
+  const file = flags.priceTable ?? named[0];
+  if (file === undefined) return null;
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new CliError(`${file}: cannot read the price table (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`, EXIT.BAD_INPUT);
+  }
+  const parsed = parsePriceTable(text);
+  if ('problem' in parsed) throw new CliError(`${file}: ${parsed.problem}`, EXIT.BAD_INPUT);
+  return parsed.table;
 }
 
 /** Suites run together must agree on their header's cassettes and policy. */

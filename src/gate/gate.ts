@@ -107,6 +107,18 @@ export function evaluateGate(report: RunReport, rules: GateRules, source: string
       results.push({ rule: 'max_drop', passed: Number(printed) <= rules.max_drop * 100 + 1e-9, expected: `drop <= ${(rules.max_drop * 100).toFixed(1)} points`, actual: `drop ${printed} points` });
     }
   }
+  if (rules.max_cost_increase !== undefined) {
+    const cost = diff?.metrics.find((m) => m.name === 'cost_per_trial_usd');
+    const limit = `cost per trial <= baseline + ${pct(rules.max_cost_increase)}`;
+    if (!diff) results.push(needsBaseline('max_cost_increase'));
+    else if (!cost || cost.baseline === null || cost.current === null) {
+      results.push({ rule: 'max_cost_increase', passed: false, expected: limit, actual: 'cost unknown', detail: 'the baseline or this run has no cost: its model is not in the price table' });
+    } else {
+      const rise = cost.baseline === 0 ? (cost.current > 0 ? Infinity : 0) : (cost.current - cost.baseline) / cost.baseline;
+      const usd = (v: number) => `$${v.toPrecision(4)}`;
+      results.push({ rule: 'max_cost_increase', passed: rise <= rules.max_cost_increase + 1e-12, expected: limit, actual: `${usd(cost.baseline)} → ${usd(cost.current)} (${Number.isFinite(rise) ? `${rise >= 0 ? '+' : ''}${(rise * 100).toFixed(1)}%` : 'from zero'})`, ...(cost.note ? { detail: cost.note } : {}) });
+    }
+  }
   if (rules.no_significant_regression) {
     if (!diff) results.push(needsBaseline('no_significant_regression'));
     else if (!diff.significance) results.push(unpaired('no_significant_regression'));

@@ -1,7 +1,14 @@
 import { checkReport } from './finalizeReport.js';
 import { REPORT_SCHEMA_VERSION, type RunInfo, type RunReport, type Summary, type TaskResult, type Trial } from '../schema/report.js';
 import { taskInput, type Task } from '../schema/task.js';
+import { activePriceTable } from '../checks/priceTable.js';
 import { countBy, distribution, ratio } from './stats.js';
+
+/** The sum of the priced trials' cost, or undefined when none was priced. */
+function costOf(trials: Trial[]): number | undefined {
+  const priced = trials.filter((t) => t.cost_usd !== undefined);
+  return priced.length === 0 ? undefined : priced.reduce((s, t) => s + t.cost_usd!, 0);
+}
 
 /** Folds a task's trials into its row: the first failing trial speaks for it. */
 export function taskResult(task: Task, trials: Trial[]): TaskResult {
@@ -28,6 +35,7 @@ export function taskResult(task: Task, trials: Trial[]): TaskResult {
     answer_preview: speaker.answer_preview,
     trace_file: speaker.trace_file,
     duration_ms: sorted.reduce((s, t) => s + t.duration_ms, 0),
+    ...(costOf(sorted) !== undefined ? { cost_usd: costOf(sorted) } : {}),
     error: status === 'errored' ? speaker.error : null,
     trials: sorted,
   };
@@ -45,7 +53,10 @@ export function summarize(tasks: TaskResult[], epochs: number): Summary {
   const trialsWithRecoverable = trials.filter((t) => t.status !== 'errored' && t.tool_errors > 0);
   const tags = [...new Set(tasks.flatMap((t) => t.tags))].sort();
   const durations = trials.map((t) => t.duration_ms);
+  const usd = costOf(trials);
+  const table = activePriceTable();
   return {
+    ...(usd !== undefined ? { cost: { usd, priced_trials: trials.filter((t) => t.cost_usd !== undefined).length, trials: trials.length, as_of: table.as_of, source: table.source } } : {}),
     total: tasks.length,
     trials: trials.length,
     passed,

@@ -1,3 +1,4 @@
+import { traceCost } from '../checks/priceTable.js';
 import { runChecks } from '../checks/registry.js';
 import { classify } from '../classify/classify.js';
 import type { Trial } from '../schema/report.js';
@@ -38,10 +39,12 @@ export function judgeTrial(
     tool_calls: tools.length,
     tool_errors: tools.filter((s) => !toolAttr(s).ok).length,
   };
+  const cost = trace ? traceCost(trace) : null;
   const shared = {
     ...base,
     ...toolStats,
     tokens,
+    ...(cost ? { cost_usd: cost.usd } : {}),
     steps: trace ? stepCount(trace) : 0,
     exit_reason: trace?.final_answer.exit_reason ?? null,
     answer_preview: trace?.final_answer.text?.slice(0, PREVIEW_CHARS) ?? null,

@@ -30,6 +30,11 @@ export function mdText(text: string): string {
     .slice(0, 200);
 }
 
+/** Dollars to 4 significant digits below a cent, else to the cent. */
+export function usd(value: number): string {
+  return value !== 0 && value < 0.01 ? `$${value.toPrecision(4)}` : `$${value.toFixed(2)}`;
+}
+
 const RATE_METRICS = new Set(['pass_rate', 'error_rate', 'tool_error_rate', 'recovery_rate', 'compressed_trial_rate', 'pass_hat_k']);
 
 /** Failed trials by reason and by layer against the baseline, the ones that grew first. */
@@ -55,6 +60,7 @@ export function summaryMarkdown(report: RunReport): string {
   lines.push('');
   const counts = summaryCounts(report);
   lines.push(`| ${counts.head.join(' | ')} |`, `|${' ---: |'.repeat(counts.head.length)}`, `| ${counts.row.join(' | ')} |`);
+  if (s.cost) lines.push('', `**Cost:** ${usd(s.cost.usd)} over ${s.cost.priced_trials} of ${s.cost.trials} trials (prices as of ${mdText(s.cost.as_of)})`);
   if (s.epochs > 1) lines.push('', `pass@${s.epochs} ${pct(s.pass_at_k)} · pass^${s.epochs} ${pct(s.pass_hat_k)} · flaky tasks ${s.flaky}`);
   const auto = report.run.adaptive;
   if (auto) {

@@ -47,6 +47,10 @@ function formatTriage(diff: Diff): string[] {
   if (compression && (compression.baseline !== null || compression.current !== null)) {
     lines.push(`context compression: ${pct(compression.baseline)} → ${pct(compression.current)} of judged trials compressed`);
   }
+  const cost = diff.metrics.find((m) => m.name === 'cost_per_trial_usd');
+  if (cost && cost.baseline !== null && cost.current !== null) {
+    lines.push(terminalSafe(`cost per trial: $${cost.baseline.toPrecision(4)} → $${cost.current.toPrecision(4)}${cost.note ? ` (${cost.note})` : ''}`));
+  }
   return lines;
 }
 

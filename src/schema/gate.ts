@@ -20,6 +20,8 @@ export const GateRulesSchema = z.strictObject({
   max_tasks_down: z.number().int().nonnegative().optional(),
   must_pass_tags: z.array(z.string().min(1)).optional(),
   max_error_rate: Rate.optional(),
+  /** Largest allowed rise of the cost per trial against the baseline, a fraction of it (0.1 = 10%). */
+  max_cost_increase: z.number().nonnegative().optional(),
   /** Fail when the paired test finds a significant regression. */
   no_significant_regression: z.boolean().optional(),
   alpha: z.number().gt(0).lt(1).optional(),

@@ -22,6 +22,10 @@ export const CheckResultSchema = z.object({
 });
 export type CheckResult = z.infer<typeof CheckResultSchema>;
 
+/** usd over the priced trials; as_of: the date the price table was read. */
+export const CostSummarySchema = z.object({ usd: z.number().nonnegative(), priced_trials: z.number().int().nonnegative(), trials: z.number().int().nonnegative(), as_of: z.string(), source: z.string() });
+export type CostSummary = z.infer<typeof CostSummarySchema>;
+
 const Tokens = z.object({ input: z.number(), output: z.number(), total: z.number() });
 
 export const TrialSchema = z.object({
@@ -37,6 +41,8 @@ export const TrialSchema = z.object({
   tokens: Tokens,
   tool_calls: z.number().int().nonnegative(),
   tool_errors: z.number().int().nonnegative(),
+  /** The model calls' cost in USD at the run's price table; absent when the model is not in it. */
+  cost_usd: z.number().nonnegative().optional(),
   /** A recoverable tool error happened and the trial still passed. */
   recovered: z.boolean(),
   /** The trace has a compression span: the harness compressed the context (absent in older reports). */
@@ -67,6 +73,8 @@ export const TaskResultSchema = z.object({
   answer_preview: z.string().nullable(),
   trace_file: z.string().nullable(),
   duration_ms: z.number().nonnegative(),
+  /** The sum of its priced trials' cost_usd; absent when none was priced. */
+  cost_usd: z.number().nonnegative().optional(),
   error: RunErrorSchema.nullable(),
   trials: z.array(TrialSchema).min(1),
   /** Under --epochs auto: how many trials this task got and why no more. */
@@ -94,6 +102,8 @@ export const SummarySchema = z.object({
   tool_calls: z.number().int(),
   tool_errors: z.number().int(),
   tool_error_rate: z.number().nullable(),
+  /** The run's model cost (absent when no trial's model is in the price table). */
+  cost: CostSummarySchema.optional(),
   /** Judged trials whose context was compressed (absent in older reports). */
   compressed_trials: z.number().int().nonnegative().optional(),
   recovery_rate: z.number().nullable(),

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { TimeoutMsSchema, ToolLimitsShape, type ToolLimits } from './limits.js';
+import { JUDGED_CHECK_SCHEMAS } from './judgedCheckSpecs.js';
 import { McpServerSchema } from './mcpServer.js';
 import { ErrorTypeSchema, PolicyDecisionSchema } from './trace.js';
 
@@ -50,6 +51,7 @@ export const CheckSpecSchema = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('tool_called'), tools: z.array(z.string().min(1)).min(1) }),
   z.strictObject({ type: z.literal('event_type'), value: z.string().min(1) }),
   z.strictObject({ type: z.literal('completed') }),
+  ...JUDGED_CHECK_SCHEMAS,
 ]);
 export type CheckSpec = z.infer<typeof CheckSpecSchema>;
 export type CheckType = CheckSpec['type'];
@@ -152,6 +154,8 @@ export const SuiteHeaderSchema = z.strictObject({
     cassettes: z.string().min(1).optional(),
     /** The permission policy the harness runs this suite under. */
     policy: z.string().min(1).optional(),
+    /** A price table JSON for cost (docs/checks.md#cost), relative to the suite file. */
+    price_table: z.string().min(1).optional(),
     /** MCP servers whose tools the reference harness offers in this suite (paths relative to the suite). */
     mcp_servers: z.array(McpServerSchema).optional(),
     /** External agents: a tool result whose text matches `pattern` (a regular expression) carries `error_type`. */

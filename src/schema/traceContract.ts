@@ -24,6 +24,17 @@ export const CHECK_NEEDS: { [K in CheckType]: Need } = {
   tool_called: need([], ['tool'], ['toolName']),
   event_type: need([], ['any'], ['errorType', 'policyDecision']),
   completed: need(['final_answer.exit_reason'], [], []),
+  tool_sequence: need([], ['tool'], ['toolName']),
+  tool_args: need([], ['tool'], ['toolName', 'toolArguments']),
+  tool_not_called: need([], ['tool'], ['toolName']),
+  tool_count: need([], ['tool'], ['toolName']),
+  no_tool_errors: need([], ['tool'], ['toolName', 'resultOk', 'errorType']),
+  answer_matches: need(['final_answer.text'], [], []),
+  answer_equals: need(['final_answer.text'], [], []),
+  answer_number: need(['final_answer.text'], [], []),
+  answer_json: need(['final_answer.text'], [], []),
+  exit_reason: need(['final_answer.exit_reason'], [], []),
+  budget: need(['usage', 'started_at', 'ended_at', 'model.model'], ['llm', 'tool'], ['inputTokens', 'outputTokens']),
 };
 
 export const RULE_NEEDS: { [R in FailureReason]: Need } = {
@@ -43,7 +54,9 @@ export const RULE_NEEDS: { [R in FailureReason]: Need } = {
   PERMISSION_DENIED_UNRECOVERED: need([], ['tool'], ['errorType', 'resultOk', 'riskReason', 'toolName', 'step']),
   TOOL_SELECTION_ERROR: need([], ['tool'], ['errorType', 'toolName']),
   MODEL_UNDERSTANDING_ERROR: need(['final_answer.exit_reason'], ['tool', 'llm'], ['step']),
+  TRAJECTORY_MISMATCH: need(['final_answer.exit_reason'], ['tool'], ['toolName', 'step']),
   FINAL_ANSWER_INCOMPLETE: need(['final_answer.exit_reason'], ['llm'], ['step']),
+  BUDGET_EXCEEDED: need(['usage', 'started_at', 'ended_at', 'model.model'], ['llm', 'tool'], ['inputTokens', 'outputTokens']),
   UNKNOWN: need([], [], []),
 };
 

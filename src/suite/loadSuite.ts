@@ -8,6 +8,7 @@ import { TracegateError } from '../schema/runError.js';
 import { regexProblem } from '../schema/safeRegex.js';
 import { isKnownEventType, KNOWN_EVENT_TYPES } from '../schema/eventTypes.js';
 import { RawTaskSchema, SuiteHeaderSchema, type CheckSpec, type PolicyExpectation, type RawTask, type Task } from '../schema/task.js';
+import { judgedSpecIssues } from './judgedSpecIssues.js';
 import { workspaceProblem } from './workspaceCheck.js';
 
 /** One problem in a suite file, located to the line and field. */
@@ -32,7 +33,7 @@ export interface LoadedSuite {
   path: string;
   sha256: string;
   /** From the header line, with paths resolved against the suite's folder. */
-  header: { description: string | null; cassettes: string | null; policy: string | null; mcpServers: McpServerSpec[] | null; errorPatterns: Array<{ pattern: string; error_type: string }>; maskPatterns: Array<{ pattern: string; replacement?: string | undefined }> };
+  header: { description: string | null; cassettes: string | null; policy: string | null; priceTable: string | null; mcpServers: McpServerSpec[] | null; errorPatterns: Array<{ pattern: string; error_type: string }>; maskPatterns: Array<{ pattern: string; replacement?: string | undefined }> };
   tasks: Task[];
   /** Accepted but probably wrong (an event type no trace tracegate knows carries); `validate` prints them. */
   warnings: SuiteIssue[];
@@ -145,7 +146,7 @@ function parseHeader(json: object, at: { file: string; line: number; baseDir: st
     issues.push(...zodIssues(parsed.error, at.file, at.line));
     return null;
   }
-  const { description, cassettes, policy, mcp_servers, error_patterns: errorPatterns = [], mask_patterns: maskPatterns = [] } = parsed.data.suite;
+  const { description, cassettes, policy, price_table: priceTable, mcp_servers, error_patterns: errorPatterns = [], mask_patterns: maskPatterns = [] } = parsed.data.suite;
   errorPatterns.forEach((p, i) => {
     const problem = regexProblem(p.pattern);
     if (problem) issues.push({ file: at.file, line: at.line, field: `suite.error_patterns.${i}.pattern`, message: problem });
@@ -166,6 +167,7 @@ function parseHeader(json: object, at: { file: string; line: number; baseDir: st
     description: description ?? null,
     cassettes: resolveIn(cassettes, 'cassettes'),
     policy: resolveIn(policy, 'policy'),
+    priceTable: resolveIn(priceTable, 'price_table'),
     mcpServers: mcp_servers ? resolveMcpServerPaths(mcp_servers, at.baseDir) : null,
     errorPatterns,
     maskPatterns,
@@ -214,7 +216,7 @@ export function loadSuite(file: string): LoadedSuite {
   const warnings: SuiteIssue[] = [];
   const firstLine = new Map<string, number>();
   const checkedWorkspaces = new Map<string, string | null>();
-  const header: LoadedSuite['header'] = { description: null, cassettes: null, policy: null, mcpServers: null, errorPatterns: [], maskPatterns: [] };
+  const header: LoadedSuite['header'] = { description: null, cassettes: null, policy: null, priceTable: null, mcpServers: null, errorPatterns: [], maskPatterns: [] };
   let sawEntry = false;
 
   text.split(/\r?\n/).forEach((content, index) => {
@@ -263,7 +265,7 @@ export function loadSuite(file: string): LoadedSuite {
     }
     const checks = checksOf(raw);
     warnings.push(...eventTypeWarnings(raw, display, line));
-    const badRegex = regexIssues(checks, display, line);
+    const badRegex = [...regexIssues(checks, display, line), ...judgedSpecIssues(raw.checks ?? []).map((i) => ({ file: display, line, ...i }))];
     if (badRegex.length > 0) {
       issues.push(...badRegex);
       return;

@@ -60,6 +60,10 @@
       ['tokens', s.tokens.total.toLocaleString()],
       ['duration', (s.duration_ms.total / 1000).toFixed(1) + ' s'],
     ];
+    if (s.cost) {
+      var usd = s.cost.usd !== 0 && s.cost.usd < 0.01 ? s.cost.usd.toPrecision(4) : s.cost.usd.toFixed(2);
+      cards.push(['cost (prices as of ' + s.cost.as_of + ')', '$' + usd]);
+    }
     if (s.epochs > 1) {
       cards.push(['pass@' + s.epochs, pct(s.pass_at_k)], ['pass^' + s.epochs, pct(s.pass_hat_k)], ['flaky', s.flaky]);
     }

@@ -1,0 +1,37 @@
+import { Ajv, type ValidateFunction } from 'ajv';
+
+/**
+ * JSON Schemas in suites (answer_json, tool_args) are compiled once by ajv 8 (draft-07 and the
+ * 2019 drafts' common keywords; unknown formats are ignored, not errors). strict: false so a
+ * schema written for another validator with an extra keyword still loads.
+ */
+const ajv = new Ajv({ allErrors: false, strict: false, validateFormats: false });
+const compiled = new Map<string, ValidateFunction>();
+
+function compile(schema: object): ValidateFunction {
+  const key = JSON.stringify(schema);
+  let validate = compiled.get(key);
+  if (!validate) {
+    validate = ajv.compile(schema);
+    compiled.set(key, validate);
+  }
+  return validate;
+}
+
+/** Null when `schema` compiles, else what ajv refused (for validate's file/line/field errors). */
+export function jsonSchemaProblem(schema: object): string | null {
+  try {
+    compile(schema);
+    return null;
+  } catch (error) {
+    return `not a usable JSON Schema: ${(error as Error).message}`;
+  }
+}
+
+/** Null when `value` satisfies `schema`, else the first error as "at /path: message". */
+export function jsonSchemaErrors(schema: object, value: unknown): string | null {
+  const validate = compile(schema);
+  if (validate(value)) return null;
+  const e = validate.errors?.[0];
+  return e ? `at ${e.instancePath || '/'}: ${e.message ?? 'invalid'}` : 'invalid';
+}
