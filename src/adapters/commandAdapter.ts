@@ -40,6 +40,7 @@ export function createCommandAdapter(options: CommandAdapterOptions): Adapter {
     policy: 'the agent’s own',
     sandbox: choice.mode === 'bwrap' ? 'bubblewrap pid namespace' : 'process group',
     sandboxReason: choice.reason,
+    checkSandbox: choice.mode,
     async run(task: Task, ctx: AdapterRunContext): Promise<Trace> {
       const trial = await openExternalTrial(task, ctx, options);
       try {

@@ -3,6 +3,7 @@ import type { CheckSpec, CheckType } from '../schema/task.js';
 import type { Trace } from '../schema/trace.js';
 import { contains, notContains } from './answerChecks.js';
 import { completed, errorTypes, eventType, maxSteps, policy, toolCalled } from './traceChecks.js';
+import { changedFiles, command, custom, file } from './outcomeChecks.js';
 import type { Check } from './types.js';
 
 /** Every check by its type name; a new CheckSpec type without a check here does not compile. */
@@ -15,6 +16,10 @@ export const CHECKS: { [K in CheckType]: Check<K> } = {
   tool_called: toolCalled,
   event_type: eventType,
   completed,
+  command,
+  file,
+  changed_files: changedFiles,
+  custom,
 };
 
 export function runCheck(trace: Trace, spec: CheckSpec): CheckResult {

@@ -24,6 +24,10 @@ export const CHECK_NEEDS: { [K in CheckType]: Need } = {
   tool_called: need([], ['tool'], ['toolName']),
   event_type: need([], ['any'], ['errorType', 'policyDecision']),
   completed: need(['final_answer.exit_reason'], [], []),
+  command: need([], ['check'], ['checkKey', 'checkExitCode', 'checkOutput', 'checkFacts', 'checkError']),
+  file: need([], ['check'], ['checkKey', 'checkFacts', 'checkError']),
+  changed_files: need([], ['check'], ['checkKey', 'checkFacts', 'checkError']),
+  custom: need([], ['check'], ['checkKey', 'checkFacts', 'checkError']),
 };
 
 export const RULE_NEEDS: { [R in FailureReason]: Need } = {
@@ -43,6 +47,9 @@ export const RULE_NEEDS: { [R in FailureReason]: Need } = {
   TOOL_SELECTION_ERROR: need([], ['tool'], ['errorType', 'toolName']),
   MODEL_UNDERSTANDING_ERROR: need(['final_answer.exit_reason'], ['tool', 'llm'], ['step']),
   FINAL_ANSWER_INCOMPLETE: need(['final_answer.exit_reason'], ['llm'], ['step']),
+  OUTCOME_UNMET: need([], ['check'], ['checkType', 'checkKey']),
+  CHANGED_FILES_OUT_OF_SCOPE: need([], ['check'], ['checkType', 'checkKey']),
+  CUSTOM_CHECK_FAILED: need([], ['check'], ['checkType', 'checkKey', 'checkFacts']),
   UNKNOWN: need([], [], []),
 };
 
