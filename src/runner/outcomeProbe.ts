@@ -22,6 +22,8 @@ import { attributes } from '../schema/traceVocabulary.js';
 const MAX_COMPARED = 50_000;
 /** The file a custom check's check-input/v1 is piped from (in the workspace, removed after). */
 const CHECK_INPUT_FILE = '.tracegate-check-input.json';
+/** A custom check's module, copied into the workspace while it runs (one file: its relative imports are not copied). */
+const CHECK_MODULE_FILE = '.tracegate-check-module.mjs';
 
 export interface ProbeOptions {
   /** The sandbox kind the trial's agent ran under: checks run under the same. */
@@ -169,7 +171,10 @@ async function probe(spec: OutcomeSpec, task: Task, trace: Trace, workspace: str
       const input = { schema: 'check-input/v1', task: { id: task.id, prompt: task.prompt, tags: task.tags, metadata: task.metadata ?? {} }, trace, workspace };
       const inputFile = path.join(workspace, CHECK_INPUT_FILE);
       await writeFile(inputFile, JSON.stringify(input));
-      const body = spec.run ?? `${shellQuote(process.execPath)} --input-type=module -e ${shellQuote(MODULE_RUNNER)} ${shellQuote(path.resolve(suiteDir, spec.module!))}`;
+      // The module is copied beside the input: under bubblewrap the suite's folder may be out of sight (/tmp is private).
+      const moduleFile = path.join(workspace, CHECK_MODULE_FILE);
+      if (spec.module !== undefined) await cp(path.resolve(suiteDir, spec.module), moduleFile);
+      const body = spec.run ?? `${shellQuote(process.execPath)} --input-type=module -e ${shellQuote(MODULE_RUNNER)} ${shellQuote(moduleFile)}`;
       const shown = spec.run ?? `module ${spec.module}`;
       try {
         const r = await run(`( ${body} ) < ${CHECK_INPUT_FILE}`, workspace, timeoutMs, options);
@@ -181,6 +186,7 @@ async function probe(spec: OutcomeSpec, task: Task, trace: Trace, workspace: str
         return { command: shown, exitCode: r.exitCode, output: r.output, facts: out };
       } finally {
         await rm(inputFile, { force: true });
+        await rm(moduleFile, { force: true });
       }
     }
   }
