@@ -92,3 +92,34 @@ describe('outcome checks on the final workspace (--agent-cmd)', () => {
     }
   }, 120_000);
 });
+
+describe('outcome checks on the final workspace (the reference harness, from cassettes)', () => {
+  it('edits nothing and answers "tests pass": fails OUTCOME_UNMET; writes the fix: the hidden tests pass', async () => {
+    const cassette = (taskId: string, interactions: unknown[]) =>
+      write(`cassettes/${taskId}.json`, JSON.stringify({ schema_version: 'cassette/v1', kind: 'script', task_id: taskId, model: 'outcome-script', note: 'hand-written script', interactions }));
+    const usage = { input_tokens: 100, output_tokens: 10 };
+    cassette('harness_lazy', [{ response: { content: 'All tests pass.', tool_calls: [], usage } }]);
+    cassette('harness_fixer', [
+      { response: { content: null, tool_calls: [{ name: 'write_file', arguments: { path: 'calc.py', content: 'def add(a, b):\n    return a + b\n' } }], usage } },
+      { response: { content: 'Fixed add(); the tests pass.', tool_calls: [], usage } },
+    ]);
+    const checks = [
+      { type: 'command', run: 'python3 -m unittest -q test_hidden', exit_code: 0 },
+      { type: 'changed_files', only: ['calc.py'] },
+    ];
+    write(
+      'harness.jsonl',
+      [{ suite: { cassettes: 'cassettes' } }, ...['harness_lazy', 'harness_fixer'].map((id) => ({ id, prompt: 'Fix add() so the tests pass.', workspace: 'ws', hidden_workspace: 'hidden', checks }))]
+        .map((l) => JSON.stringify(l))
+        .join('\n') + '\n',
+    );
+    const out = tempDir('tracegate-outcome-out-');
+    const result = await runCli(['run', path.join(dir, 'harness.jsonl'), '--out', out, '-q', '--no-html']);
+    const report = RunReportSchema.parse(JSON.parse(readFileSync(path.join(out, 'report.json'), 'utf8')));
+    const trial = (id: string) => report.tasks.find((t) => t.id === id)!.trials[0]!;
+    expect(trial('harness_lazy')).toMatchObject({ status: 'failed', failure_reason: 'OUTCOME_UNMET' });
+    expect(trial('harness_fixer').checks.filter((c) => !c.passed)).toEqual([]);
+    expect(trial('harness_fixer').status).toBe('passed');
+    expect(result.code).toBe(1);
+  }, 120_000);
+});
