@@ -38,12 +38,12 @@ async function trialOf(suite: string, agent: string) {
   const report = RunReportSchema.parse(JSON.parse(readFileSync(path.join(out, 'report.json'), 'utf8')));
   const trial = report.tasks[0]!.trials[0]!;
   const trace = JSON.parse(readFileSync(path.join(out, trial.trace_file!), 'utf8')) as { spans: Array<{ kind: string; attributes: Record<string, unknown> }> };
-  return { result, trial, trace };
+  return { result, trial, trace, traceFile: path.join(out, trial.trace_file!) };
 }
 
 describe('outcome checks on the final workspace (--agent-cmd)', () => {
   it('an agent that edits nothing and answers "tests pass" fails with an outcome reason; the hidden tests ran and are in the trace', async () => {
-    const { result, trial, trace } = await trialOf('suite.jsonl', 'lazy.sh');
+    const { result, trial, trace, traceFile } = await trialOf('suite.jsonl', 'lazy.sh');
     expect(result.code).toBe(1);
     expect(trial.status).toBe('failed');
     expect(trial.failure_reason).toBe('OUTCOME_UNMET');
@@ -54,6 +54,9 @@ describe('outcome checks on the final workspace (--agent-cmd)', () => {
     const spans = trace.spans.filter((s) => s.kind === 'check');
     expect(spans.map((s) => s.attributes['tracegate.check.type'])).toEqual(['command', 'changed_files', 'file', 'custom', 'custom']);
     expect(String(spans[0]!.attributes['tracegate.check.output'])).toContain('FAILED');
+    const replay = await runCli(['replay', traceFile]);
+    expect(replay.stdout).toContain('after the run (on the final workspace)');
+    expect(replay.stdout).toMatch(/check command `python3 -m unittest -q test_hidden` exited 1/);
   }, 120_000);
 
   it('passes when the agent edit makes the hidden tests pass, within the changed-files scope', async () => {
