@@ -44,6 +44,7 @@ export function createCommandAdapter(options: CommandAdapterOptions): Adapter {
     policy: 'the agent’s own',
     sandbox: choice.mode === 'bwrap' ? 'bubblewrap pid namespace' : 'process group',
     sandboxReason: choice.reason,
+    checkSandbox: choice.mode,
     async run(task: Task, ctx: AdapterRunContext): Promise<Trace> {
       const clockNow = options.agentClock ? Date.now() + options.agentClock.offsetMs() : null;
       const trial = await openExternalTrial(task, ctx, options, clockNow);

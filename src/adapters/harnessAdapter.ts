@@ -14,11 +14,13 @@ import {
   loadPolicy,
   SandboxUnavailableError,
   runAgent,
+  runCommand,
   runPolicyTask,
   type Approver,
   type HarnessSettings,
   type Model,
   type SandboxChoice,
+  type SandboxMode,
   type SandboxRequest,
 } from '../../harness/index.js';
 import { EndpointLimiter } from '../provider/endpointLimiter.js';
@@ -62,6 +64,8 @@ export interface HarnessAdapterOptions {
 export { AdapterConfigError };
 /** What the rest of src/ may know of the harness: its settings type and its model error. */
 export { ModelError, SANDBOX_REQUESTS, type HarnessSettings, type SandboxRequest };
+/** The harness's sandboxed command runner: outcome and custom checks run under the trial's sandbox kind. */
+export { runCommand as runSandboxedCommand, type SandboxMode };
 export type { McpServerSpec } from '../schema/mcpServer.js';
 
 function buildModel(options: HarnessAdapterOptions): Model {
@@ -102,6 +106,7 @@ export function createHarnessAdapter(options: HarnessAdapterOptions): Adapter {
     policy: path.relative(process.cwd(), policyFile) || policyFile,
     sandbox: settings.sandboxMode,
     sandboxReason: settings.sandboxReason,
+    checkSandbox: settings.sandboxMode,
     async run(task: Task, ctx: AdapterRunContext): Promise<Trace> {
       if (task.toolCall) {
         return runPolicyTask(

@@ -3,6 +3,7 @@ import type { CheckSpec, CheckType } from '../schema/task.js';
 import type { Trace } from '../schema/trace.js';
 import { contains, notContains } from './answerChecks.js';
 import { completed, errorTypes, eventType, maxSteps, policy, toolCalled } from './traceChecks.js';
+import { changedFiles, command, custom, file } from './outcomeChecks.js';
 import type { Check } from './types.js';
 import { JUDGED_CHECKS } from './judgedChecks.js';
 
@@ -17,6 +18,10 @@ export const CHECKS: { [K in CheckType]: Check<K> } = {
   event_type: eventType,
   completed,
   ...JUDGED_CHECKS,
+  command,
+  file,
+  changed_files: changedFiles,
+  custom,
 };
 
 export function runCheck(trace: Trace, spec: CheckSpec): CheckResult {

@@ -53,6 +53,10 @@ const succeeded = (s: Span) => toolAttr(s).ok;
 
 const TRAJECTORY_CHECKS = ['tool_sequence', 'tool_args', 'tool_not_called', 'tool_count', 'no_tool_errors', 'exit_reason'];
 const ANSWER_CHECKS = ['answer_matches', 'answer_equals', 'answer_number', 'answer_json'];
+/** A failed outcome check's evidence: its check span (command output, file facts) and its reason. */
+function outcomeEvidence(checks: CheckResult[]): Evidence[] | null {
+  return checks.length === 0 ? null : checks.map((c) => ({ span_id: c.evidence[0] ?? null, step: null, detail: `${c.type}: ${c.reason}` }));
+}
 
 const TAIL_CHARS = 300;
 const shortTail = (text: string) => (text.length <= TAIL_CHARS ? text : `…${dropCutToken(text.slice(-TAIL_CHARS), 'start')}`);
@@ -256,6 +260,24 @@ export const RULES: readonly ClassifierRule[] = [
       const span = unrecovered(trace, (s) => DENIAL_TYPES.has(toolAttr(s).errorType ?? ''), succeeded);
       return span ? [evidenceOf(span, `${describeTool(span)}: ${toolAttr(span).errorType} (${toolAttr(span).riskReason ?? ''})`)] : null;
     },
+  },
+  {
+    reason: 'OUTCOME_UNMET',
+    layer: 'model',
+    summary: 'the final workspace is not what the task asks for (a command check or file check failed)',
+    match: ({ checks }) => outcomeEvidence(failed(checks, 'command', 'file')),
+  },
+  {
+    reason: 'CHANGED_FILES_OUT_OF_SCOPE',
+    layer: 'model',
+    summary: 'the agent changed files outside the allowed scope, or too many',
+    match: ({ checks }) => outcomeEvidence(failed(checks, 'changed_files')),
+  },
+  {
+    reason: 'CUSTOM_CHECK_FAILED',
+    layer: 'model',
+    summary: "a check of the suite's own (custom) failed; its layer is the one it names, else model",
+    match: ({ checks }) => outcomeEvidence(failed(checks, 'custom')),
   },
   {
     reason: 'TOOL_SELECTION_ERROR',

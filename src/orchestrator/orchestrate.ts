@@ -33,6 +33,11 @@ export interface OrchestrateOptions {
   onTrialStart?: (task: Task, epoch: number) => void;
   /** Called with the number of trials waiting out a provider's Retry-After or backoff, as it changes. */
   onWaiting?: (waiting: number) => void;
+  /**
+   * Called when the agent finished, with its trace and its final workspace (before that is
+   * removed): the outcome checks' evidence is added here. Its time is not the agent's.
+   */
+  afterRun?: (task: Task, trace: Trace, workspace: string) => Promise<Trace>;
 }
 
 class TaskTimeout extends TracegateError {
@@ -67,8 +72,10 @@ async function runTrial(adapter: Adapter, task: Task, epoch: number, options: Or
         reject(new TaskTimeout(timeoutMs));
       }, timeoutMs);
     });
-    const trace = await Promise.race([adapter.run(task, { workspace, epoch, signal: controller.signal, deadline, park: shared.park }), timeout]);
+    let trace = await Promise.race([adapter.run(task, { workspace, epoch, signal: controller.signal, deadline, park: shared.park }), timeout]);
+    clearTimeout(timer);
     finished = true;
+    if (options.afterRun) trace = await options.afterRun(task, trace, workspace);
     return { task, epoch, trace, error: null, durationMs: performance.now() - started };
   } catch (error) {
     // An adapter's own TracegateError keeps its code (AGENT_UNREACHABLE, AGENT_SPAWN_FAILED, ...);

@@ -1,5 +1,6 @@
 import { traceCost } from '../checks/priceTable.js';
 import { runChecks } from '../checks/registry.js';
+import { checkFault } from '../checks/outcomeChecks.js';
 import { classify } from '../classify/classify.js';
 import type { Trial } from '../schema/report.js';
 import { asRunError, type RunError } from '../schema/runError.js';
@@ -55,6 +56,10 @@ export function judgeTrial(
   if (error || !trace) {
     return { ...shared, status: 'errored', recovered: false, error: error ?? { code: 'NO_TRACE', message: 'no trace' } };
   }
+
+  // An outcome or custom check that could not run or judge is the check's fault, not the agent's.
+  const fault = checkFault(trace, task.checks);
+  if (fault) return { ...shared, status: 'errored', recovered: false, error: { code: 'CHECK_ERROR', message: fault } };
 
   const checks = runChecks(trace, task.checks);
   const passed = checks.every((c) => c.passed);

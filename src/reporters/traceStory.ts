@@ -103,5 +103,19 @@ export function traceStory(trace: Trace): string {
   const answer = trace.final_answer.text;
   const shown = answer === null ? '(none)' : whole(answer);
   lines.push(`final answer (${trace.final_answer.exit_reason}): ${shown}`);
+  // Outcome and custom checks ran on the final workspace after the agent finished.
+  const checks = trace.spans.filter((s) => s.kind === SPAN_KIND.check);
+  if (checks.length > 0) {
+    lines.push('', 'after the run (on the final workspace)');
+    for (const span of checks) {
+      const command = attr(span, 'checkCommand');
+      const exit = attr(span, 'checkExitCode');
+      const error = attr(span, 'checkError');
+      const output = attr(span, 'checkOutput');
+      lines.push(`  check ${attr(span, 'checkType') ?? '?'}${command ? ` \`${command}\`` : ''}${exit !== null ? ` exited ${exit}` : ''}${error ? ` — error: ${clip(error, 300)}` : ''}`);
+      if (output) lines.push(`    output: ${clip(output.replace(/\s+/g, ' '), 300)}`);
+      else if (!command) lines.push(`    found: ${clip(attr(span, 'checkFacts') ?? '', 300)}`);
+    }
+  }
   return terminalSafe(lines.join('\n'));
 }

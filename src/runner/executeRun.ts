@@ -16,6 +16,7 @@ import { finishedTrialKeys, journalLine, repairJournal } from './journal.js';
 import { checkOutputFolder, clearPreviousRun, removeReports } from './previousRun.js';
 import { RUN_SETTINGS_FILE, writeRunSettings, type RunSettings } from './runSettings.js';
 import { TrialWriter } from './trialWriter.js';
+import { probeOutcomes } from './outcomeProbe.js';
 import { taskRowsFromJournal } from './reportFromJournal.js';
 
 export interface ExecuteOptions {
@@ -112,6 +113,7 @@ export async function executeRun(options: ExecuteOptions): Promise<RunReport> {
       signal: options.signal,
       skip: isDone,
       onTrial,
+      afterRun: (task, trace, workspace) => probeOutcomes(task, trace, workspace, { mode: options.adapter.checkSandbox ?? 'process', signal: options.signal }),
       ...(options.onTrialStart ? { onTrialStart: (task: Task, epoch: number) => options.onTrialStart!({ taskId: task.id, epoch }) } : {}),
       ...(options.onWaiting ? { onWaiting: options.onWaiting } : {}),
     });

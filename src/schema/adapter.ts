@@ -22,6 +22,8 @@ export interface Adapter {
   readonly sandbox: string;
   /** Why that sandbox runs, when the adapter chose it. */
   readonly sandboxReason?: string;
+  /** The sandbox kind outcome and custom checks run under on the final workspace (default: process). */
+  readonly checkSandbox?: 'process' | 'bwrap';
   run(task: Task, ctx: AdapterRunContext): Promise<Trace>;
   /** Releases what the adapter holds for the run (the capture proxy); called once after the last trial. */
   close?(): Promise<void>;

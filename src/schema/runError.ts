@@ -28,6 +28,8 @@ export const RUN_ERROR_CODES = [
   'SANDBOX_UNAVAILABLE',
   'TRACE_INVALID',
   'NO_TRACE',
+  /** An outcome or custom check could not run or judge (timed out, crashed, printed bad output). */
+  'CHECK_ERROR',
   /** An external agent's trace records an error of its own (its code is kept in the message). */
   'AGENT_ERROR',
   ...BAD_INPUT,

@@ -52,6 +52,36 @@ export const CheckSpecSchema = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('event_type'), value: z.string().min(1) }),
   z.strictObject({ type: z.literal('completed') }),
   ...JUDGED_CHECK_SCHEMAS,
+  // Outcome checks: judged from what the runner found in the final workspace (src/runner/outcomeProbe.ts).
+  z.strictObject({
+    type: z.literal('command'),
+    run: z.string().min(1),
+    exit_code: z.number().int().min(0).max(255).optional(),
+    output_matches: z.string().min(1).optional(),
+    timeout_ms: z.number().int().positive().max(3_600_000).optional(),
+  }),
+  z.strictObject({
+    type: z.literal('file'),
+    path: z.string().min(1),
+    exists: z.boolean().optional(),
+    contains: z.array(z.string()).min(1).optional(),
+    matches: z.string().min(1).optional(),
+    equals: z.string().min(1).optional(),
+    json_path: z.string().min(1).optional(),
+    value: z.unknown().optional(),
+  }),
+  z.strictObject({
+    type: z.literal('changed_files'),
+    only: z.array(z.string().min(1)).min(1).optional(),
+    unchanged: z.array(z.string().min(1)).min(1).optional(),
+    max: z.number().int().nonnegative().optional(),
+  }),
+  z.strictObject({
+    type: z.literal('custom'),
+    run: z.string().min(1).optional(),
+    module: z.string().min(1).optional(),
+    timeout_ms: z.number().int().positive().max(3_600_000).optional(),
+  }),
 ]);
 export type CheckSpec = z.infer<typeof CheckSpecSchema>;
 export type CheckType = CheckSpec['type'];
@@ -73,6 +103,8 @@ export const RawTaskSchema = z
     tool_call: ToolCallSchema.optional(),
     execute: z.boolean().optional(),
     workspace: z.string().min(1).optional(),
+    /** A fixture folder copied into the final workspace after the agent finished (hidden tests). */
+    hidden_workspace: z.string().min(1).optional(),
     expected_contains: z.array(z.string()).min(1).optional(),
     expected_final_contains: z.array(z.string()).min(1).optional(),
     case_sensitive: z.boolean().optional(),
@@ -122,6 +154,10 @@ export interface Task {
   toolCall: { name: string; arguments: Record<string, unknown>; execute: boolean } | null;
   /** Absolute path of the fixture tree, or null for an empty workspace. */
   workspace: string | null;
+  /** Absolute path of the folder copied in after the agent finished, before outcome checks. */
+  hiddenWorkspace?: string | null;
+  /** Absolute path of the suite's folder: `file.equals` and `custom.module` resolve against it. */
+  suiteDir?: string;
   maxSteps: number | null;
   timeoutMs: number | null;
   /** The task's own tool limits (`shell_timeout_ms`, `output_cap`); unset ones come from the policy. */

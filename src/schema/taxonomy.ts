@@ -25,6 +25,9 @@ export const FAILURE_REASONS = [
   'TRAJECTORY_MISMATCH',
   'FINAL_ANSWER_INCOMPLETE',
   'BUDGET_EXCEEDED',
+  'OUTCOME_UNMET',
+  'CHANGED_FILES_OUT_OF_SCOPE',
+  'CUSTOM_CHECK_FAILED',
   'UNKNOWN',
 ] as const;
 export const FailureReasonSchema = z.enum(FAILURE_REASONS);

@@ -51,7 +51,7 @@ export type RiskLevel = z.infer<typeof RiskLevelSchema>;
 export const ExitReasonSchema = z.enum(['completed', 'max_steps', 'error', 'refused', 'unknown']);
 export type ExitReason = z.infer<typeof ExitReasonSchema>;
 
-export const SpanKindSchema = z.enum(['agent', 'llm', 'tool', 'compression']);
+export const SpanKindSchema = z.enum(['agent', 'llm', 'tool', 'compression', 'check']);
 export type SpanKind = z.infer<typeof SpanKindSchema>;
 
 export type AttributeValue = string | number | boolean | null | string[];

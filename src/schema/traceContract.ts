@@ -35,6 +35,10 @@ export const CHECK_NEEDS: { [K in CheckType]: Need } = {
   answer_json: need(['final_answer.text'], [], []),
   exit_reason: need(['final_answer.exit_reason'], [], []),
   budget: need(['usage', 'started_at', 'ended_at', 'model.model'], ['llm', 'tool'], ['inputTokens', 'outputTokens']),
+  command: need([], ['check'], ['checkKey', 'checkExitCode', 'checkOutput', 'checkFacts', 'checkError']),
+  file: need([], ['check'], ['checkKey', 'checkFacts', 'checkError']),
+  changed_files: need([], ['check'], ['checkKey', 'checkFacts', 'checkError']),
+  custom: need([], ['check'], ['checkKey', 'checkFacts', 'checkError']),
 };
 
 export const RULE_NEEDS: { [R in FailureReason]: Need } = {
@@ -57,6 +61,9 @@ export const RULE_NEEDS: { [R in FailureReason]: Need } = {
   TRAJECTORY_MISMATCH: need(['final_answer.exit_reason'], ['tool'], ['toolName', 'step']),
   FINAL_ANSWER_INCOMPLETE: need(['final_answer.exit_reason'], ['llm'], ['step']),
   BUDGET_EXCEEDED: need(['usage', 'started_at', 'ended_at', 'model.model'], ['llm', 'tool'], ['inputTokens', 'outputTokens']),
+  OUTCOME_UNMET: need([], ['check'], ['checkType', 'checkKey']),
+  CHANGED_FILES_OUT_OF_SCOPE: need([], ['check'], ['checkType', 'checkKey']),
+  CUSTOM_CHECK_FAILED: need([], ['check'], ['checkType', 'checkKey', 'checkFacts']),
   UNKNOWN: need([], [], []),
 };
 

@@ -6,7 +6,7 @@ import type { AttributeValue, ErrorType, PolicyDecision, RiskLevel, Span, SpanKi
  * sandbox and compression facts. `legacy` keys are what older trace/v1 files (and the reference
  * harness) wrote: readers accept them, writers (importers, exporters) use `key`.
  */
-export const SPAN_KIND = { agent: 'agent', llm: 'llm', tool: 'tool', compression: 'compression' } as const satisfies Record<SpanKind, SpanKind>;
+export const SPAN_KIND = { agent: 'agent', llm: 'llm', tool: 'tool', compression: 'compression', check: 'check' } as const satisfies Record<SpanKind, SpanKind>;
 
 type ValueType = 'string' | 'number' | 'boolean' | 'string[]';
 interface AttrDef<T extends ValueType = ValueType, K extends string = string> {
@@ -61,6 +61,14 @@ export const ATTR = {
   approved: def('approved', 'boolean', ['tool'], 'the approval answer (absent/null: not asked)'),
   approvalVia: def('approval.via', 'string', ['tool'], 'who approved'),
   sandboxMode: def('sandbox.mode', 'string', ['tool', 'agent'], 'process or bwrap'),
+  // check spans: what an outcome or custom check found after the trial (src/runner/outcomeProbe.ts)
+  checkType: def('tracegate.check.type', 'string', ['check'], 'the check the span is evidence for: command, file, changed_files, custom'),
+  checkKey: def('tracegate.check.key', 'string', ['check'], "the check's spec as JSON text (which check of the task it is)"),
+  checkCommand: def('tracegate.check.command', 'string', ['check'], 'the command a command or custom check ran'),
+  checkExitCode: def('tracegate.check.exit_code', 'number', ['check'], "the command's exit code (absent: it did not exit on its own)"),
+  checkOutput: def('tracegate.check.output', 'string', ['check'], "the command's output (redacted, capped)"),
+  checkFacts: def('tracegate.check.facts', 'string', ['check'], 'what the check is judged from, as JSON text'),
+  checkError: def('tracegate.check.error', 'string', ['check'], 'why the check itself could not run (a timeout, a crash, bad output): an error of the trial, not a failure'),
   // llm spans
   requestModel: def('gen_ai.request.model', 'string', ['llm'], 'model asked'),
   responseModel: def('gen_ai.response.model', 'string', ['llm'], 'model that answered, as the reply names it'),

@@ -118,6 +118,41 @@ function regexIssues(checks: CheckSpec[], file: string, line: number): SuiteIssu
   });
 }
 
+/** Outcome and custom checks: what the schema cannot say (one of run/module, files that must exist, regexes). */
+function outcomeIssues(raw: RawTask, baseDir: string, file: string, line: number): SuiteIssue[] {
+  const issues: SuiteIssue[] = [];
+  const add = (field: string, message: string) => issues.push({ file, line, field, message });
+  const shown = (p: string) => path.relative(process.cwd(), p) || '.';
+  (raw.checks ?? []).forEach((check, i) => {
+    const at = `checks.${i}`;
+    const regex = (field: string, source: string | undefined) => {
+      const problem = source === undefined ? null : regexProblem(source);
+      if (problem) add(`${at}.${field}`, problem);
+    };
+    if (check.type === 'command') regex('output_matches', check.output_matches);
+    if (check.type === 'file') {
+      if (path.isAbsolute(check.path) || check.path.split(/[\\/]/).includes('..')) add(`${at}.path`, 'must be a path inside the workspace (relative, no ..)');
+      regex('matches', check.matches);
+      const needsContent = check.contains || check.matches || check.equals || check.json_path;
+      if (check.exists === false && needsContent) add(`${at}.exists`, 'exists: false cannot be combined with contains, matches, equals or json_path');
+      if ('value' in check && check.json_path === undefined) add(`${at}.value`, 'value needs json_path (the place in the JSON file it is compared with)');
+      if (check.equals !== undefined) {
+        const fixture = path.resolve(baseDir, check.equals);
+        if (!existsSync(fixture) || !statSync(fixture).isFile()) add(`${at}.equals`, `fixture file ${shown(fixture)} does not exist (paths are relative to the suite's folder)`);
+      }
+    }
+    if (check.type === 'changed_files' && !check.only && !check.unchanged && check.max === undefined) add(at, 'a changed_files check needs only, unchanged or max');
+    if (check.type === 'custom') {
+      if ((check.run === undefined) === (check.module === undefined)) add(`${at}.run`, 'a custom check needs exactly one of run (a command) and module (a JavaScript file)');
+      if (check.module !== undefined) {
+        const module = path.resolve(baseDir, check.module);
+        if (!existsSync(module) || !statSync(module).isFile()) add(`${at}.module`, `${shown(module)} does not exist (paths are relative to the suite's folder)`);
+      }
+    }
+  });
+  return issues;
+}
+
 /** An event-type check passes only on a trace that carries the name: one nothing writes is likely a typo. */
 function eventTypeWarnings(raw: RawTask, file: string, line: number): SuiteIssue[] {
   const named: Array<{ field: string; value: string }> = [];
@@ -263,6 +298,20 @@ export function loadSuite(file: string): LoadedSuite {
         return;
       }
     }
+    let hiddenWorkspace: string | null = null;
+    if (raw.hidden_workspace !== undefined) {
+      hiddenWorkspace = path.resolve(baseDir, raw.hidden_workspace);
+      const problem = workspaceProblem(hiddenWorkspace, baseDir, checkedWorkspaces);
+      if (problem) {
+        issues.push({ file: display, line, field: 'hidden_workspace', message: problem });
+        return;
+      }
+    }
+    const outcomeProblems = outcomeIssues(raw, baseDir, display, line);
+    if (outcomeProblems.length > 0) {
+      issues.push(...outcomeProblems);
+      return;
+    }
     const checks = checksOf(raw);
     warnings.push(...eventTypeWarnings(raw, display, line));
     const badRegex = [...regexIssues(checks, display, line), ...judgedSpecIssues(raw.checks ?? []).map((i) => ({ file: display, line, ...i }))];
@@ -276,6 +325,8 @@ export function loadSuite(file: string): LoadedSuite {
       prompt: raw.prompt ?? raw.task ?? null,
       toolCall: raw.tool_call ? { ...raw.tool_call, execute: raw.execute ?? true } : null,
       workspace,
+      ...(hiddenWorkspace ? { hiddenWorkspace } : {}),
+      suiteDir: baseDir,
       maxSteps: raw.max_steps ?? null,
       timeoutMs: raw.timeout_ms ?? null,
       ...(raw.shell_timeout_ms !== undefined || raw.output_cap !== undefined
