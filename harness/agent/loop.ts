@@ -6,7 +6,8 @@ import { ModelError, type ChatMessage } from '../model/types.js';
 import { toolDefinitions } from '../tools/registry.js';
 import type { ToolContext } from '../tools/types.js';
 import { ProviderFaultError } from '../../src/provider/index.js';
-import { TraceRecorder, type SpanHandle } from '../trace/recorder.js';
+import type { SpanWriter } from '../../src/schema/spanWriter.js';
+import { TraceRecorder } from '../trace/recorder.js';
 import type { HarnessDeps } from './config.js';
 import { openTools, runSettingsAttributes, toolContext, toolLimits, type OpenedTools } from './runTools.js';
 import { runToolCall, toolMessageContent } from './toolCall.js';
@@ -98,7 +99,7 @@ async function agentLoop(task: AgentTask, deps: HarnessDeps, signal: AbortSignal
         'gen_ai.system': deps.model.info.provider,
         'gen_ai.request.model': deps.modelName,
         'gen_ai.request.temperature': settings.temperature,
-        'gen_ai.request.tool_choice': typeof currentChoice === 'string' ? currentChoice : currentChoice.name,
+        'tracegate.request.tool_choice': typeof currentChoice === 'string' ? currentChoice : currentChoice.name,
         'llm.mode': deps.model.info.mode,
         'llm.messages': messages.length,
       });
@@ -125,7 +126,7 @@ async function agentLoop(task: AgentTask, deps: HarnessDeps, signal: AbortSignal
           'llm.tool_calls': toolCalls.length,
           ...modelContentAttributes(settings.recordContent, (text, max) => recorder.preview(text, max), { input: messages, output: reply.content }),
           'llm.think_stripped': visible !== (reply.content ?? '').trim(),
-          ...(reply.providerRetries ? { 'llm.provider_retries': reply.providerRetries } : {}),
+          'llm.provider_retries': reply.providerRetries || undefined,
         })
         .end();
 
@@ -171,7 +172,7 @@ async function agentLoop(task: AgentTask, deps: HarnessDeps, signal: AbortSignal
  * A model call that failed (a provider fault that outlasted the task's budget, a cassette miss) is
  * an error span with the reason, the fault and how often it was retried; the trial's error follows.
  */
-async function completeOrMark<T>(llm: SpanHandle, call: () => Promise<T>): Promise<T> {
+async function completeOrMark<T>(llm: SpanWriter, call: () => Promise<T>): Promise<T> {
   try {
     return await call();
   } catch (error) {
@@ -180,7 +181,9 @@ async function completeOrMark<T>(llm: SpanHandle, call: () => Promise<T>): Promi
       llm
         .set({
           'llm.error': error.message,
-          ...(fault ? { 'llm.provider_fault': fault.fault, 'llm.provider_retries': fault.retries, 'http.response.status_code': fault.status ?? undefined } : {}),
+          'llm.provider_fault': fault?.fault,
+          'llm.provider_retries': fault?.retries,
+          'http.response.status_code': fault?.status ?? undefined,
         })
         .end('error');
     }

@@ -1,5 +1,5 @@
 import type { ToolLimits } from '../../src/schema/limits.js';
-import type { AttributeValue } from '../../src/schema/trace.js';
+import type { SpanAttributes } from '../../src/schema/traceVocabulary.js';
 import type { McpTool } from '../mcp/mcpToolset.js';
 import type { Tool, ToolContext } from '../tools/types.js';
 import type { HarnessDeps, HarnessSettings } from './config.js';
@@ -51,13 +51,13 @@ export function toolContext(deps: HarnessDeps, workspace: string, signal: AbortS
 }
 
 /** What every trace says about how the harness ran: the sandbox and why, the tool-calling options, the task's tool limits. */
-export function runSettingsAttributes(settings: HarnessSettings, limits: ResolvedToolLimits): Record<string, AttributeValue> {
+export function runSettingsAttributes(settings: HarnessSettings, limits: ResolvedToolLimits): SpanAttributes {
   const choice = settings.toolChoice;
   return {
     'sandbox.mode': settings.sandboxMode,
     'sandbox.reason': settings.sandboxReason,
-    'gen_ai.request.tool_choice': typeof choice === 'string' ? choice : choice.name,
-    'gen_ai.request.parallel_tool_calls': settings.parallelToolCalls,
+    'tracegate.request.tool_choice': typeof choice === 'string' ? choice : choice.name,
+    'tracegate.request.parallel_tool_calls': settings.parallelToolCalls,
     'mcp.servers': settings.mcpServers.map((s) => s.name),
     'llm.record_content': settings.recordContent,
     'tool.shell_timeout_ms': limits.shellTimeoutMs,

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { AttributeValue } from '../../src/schema/trace.js';
+import type { SpanAttributes } from '../../src/schema/traceVocabulary.js';
 import type { Approver } from '../approval/approval.js';
 import { decideToolCall, type Decision } from '../policy/decide.js';
 import type { Policy } from '../../src/schema/policy.js';
@@ -46,15 +46,15 @@ function zodProblems(error: z.ZodError): string {
 export async function runToolCall(call: ToolCallRequest, layer: ToolLayer): Promise<ToolResult> {
   const span = layer.recorder.start('tool', `tool ${call.name}`, layer.parentSpanId, {
     step: layer.step,
-    'tool.name': call.name,
-    'tool.call_id': call.id,
+    'gen_ai.tool.name': call.name,
+    'gen_ai.tool.call.id': call.id,
     'tool.call_index': layer.callIndex ?? 0,
-    'tool.arguments': layer.recorder.preview(call.arguments, ARGUMENT_CHARS_KEPT),
+    'gen_ai.tool.call.arguments': layer.recorder.preview(call.arguments, ARGUMENT_CHARS_KEPT),
     approval_required: false,
     approved: null,
     executed: false,
   });
-  const record = (result: ToolResult, extra: Record<string, AttributeValue | undefined> = {}) => {
+  const record = (result: ToolResult, extra: SpanAttributes = {}) => {
     span
       .set({
         'result.ok': result.ok,
@@ -64,7 +64,7 @@ export async function runToolCall(call: ToolCallRequest, layer: ToolLayer): Prom
         message: result.message,
         output_chars: result.output_chars ?? result.result.length,
         truncated: result.truncated ?? false,
-        'result.preview': layer.recorder.preview(result.result, RESULT_PREVIEW_CHARS),
+        'gen_ai.tool.call.result': layer.recorder.preview(result.result, RESULT_PREVIEW_CHARS),
         ...extra,
       })
       .end(result.ok ? 'ok' : 'error');

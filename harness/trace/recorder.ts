@@ -1,7 +1,6 @@
 import { randomFillSync } from 'node:crypto';
 import {
   TRACE_SCHEMA_VERSION,
-  type AttributeValue,
   type ExitReason,
   type ModelInfo,
   type Span,
@@ -9,6 +8,8 @@ import {
   type Trace,
 } from '../../src/schema/trace.js';
 import { createRedactor, type Redactor } from '../../src/schema/redact.js';
+import { SpanWriter, spanAttributes } from '../../src/schema/spanWriter.js';
+import type { SpanAttributes } from '../../src/schema/traceVocabulary.js';
 
 let envRedactor: Redactor | null = null;
 
@@ -24,35 +25,10 @@ function hex(bytes: number): string {
   return pool.toString('hex', poolUsed - bytes, poolUsed);
 }
 
-export class SpanHandle {
-  constructor(private readonly span: Span) {}
-
-  get id(): string {
-    return this.span.span_id;
-  }
-
-  set(attributes: Record<string, AttributeValue | undefined>): this {
-    for (const [key, value] of Object.entries(attributes)) {
-      if (value !== undefined) this.span.attributes[key] = value;
-    }
-    return this;
-  }
-
-  event(name: string, attributes: Record<string, AttributeValue> = {}): this {
-    this.span.events.push({ name, time: new Date().toISOString(), attributes });
-    return this;
-  }
-
-  end(status: 'ok' | 'error' = 'ok'): void {
-    this.span.end = new Date().toISOString();
-    this.span.status = status;
-  }
-}
-
 /** Builds one trace v1 as the run goes; `finish` returns it (unredacted: the writer redacts). */
 export class TraceRecorder {
   private readonly spans: Span[] = [];
-  private readonly root: SpanHandle;
+  private readonly root: SpanWriter;
   private readonly startedAt = new Date().toISOString();
   private usage = { input_tokens: 0, output_tokens: 0 };
 
@@ -68,7 +44,7 @@ export class TraceRecorder {
   }
 
   /** Attributes of the whole run (sandbox, tool-calling options) on the root span. */
-  setRoot(attributes: Record<string, AttributeValue | undefined>): void {
+  setRoot(attributes: SpanAttributes): void {
     this.root.set(attributes);
   }
 
@@ -76,7 +52,7 @@ export class TraceRecorder {
     return this.root.id;
   }
 
-  start(kind: SpanKind, name: string, parentId: string | null | undefined = this.root?.id ?? null, attributes: Record<string, AttributeValue> = {}): SpanHandle {
+  start(kind: SpanKind, name: string, parentId: string | null | undefined = this.root?.id ?? null, attributes: SpanAttributes = {}): SpanWriter {
     const now = new Date().toISOString();
     const span: Span = {
       span_id: hex(8),
@@ -86,11 +62,11 @@ export class TraceRecorder {
       start: now,
       end: now,
       status: 'ok',
-      attributes: { ...attributes },
+      attributes: spanAttributes(attributes),
       events: [],
     };
     this.spans.push(span);
-    return new SpanHandle(span);
+    return new SpanWriter(span);
   }
 
   /** A preview for a span attribute: redacted before it is cut (the whole trace is redacted again when written). */

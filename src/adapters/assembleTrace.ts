@@ -1,5 +1,7 @@
 import { AGENT_ATTR, type AgentOutcome, type ChatMessage } from '../schema/agentIo.js';
-import { TRACE_SCHEMA_VERSION, type AttributeValue, type ExitReason, type ModelInfo, type Span, type Trace } from '../schema/trace.js';
+import { writeSpan } from '../schema/spanWriter.js';
+import { TRACE_SCHEMA_VERSION, type ExitReason, type ModelInfo, type Span, type Trace } from '../schema/trace.js';
+import type { SpanAttributes } from '../schema/traceVocabulary.js';
 import type { TrialTraffic } from '../capture/exchange.js';
 import type { RecordContent } from '../schema/recordContent.js';
 import { exchangesFromMessages, spansFromTraffic, type ErrorPattern, type Preview } from '../capture/trafficSpans.js';
@@ -18,7 +20,7 @@ export interface TrialEvidence {
   ended: string;
   outcome: AgentOutcome;
   /** Root-span attributes that say how the agent ended (exit code, stderr tail, ...). */
-  ending: Record<string, AttributeValue>;
+  ending: SpanAttributes;
   output: ParsedOutput;
   traceFile: ParsedTraceFile;
   traffic: TrialTraffic;
@@ -75,7 +77,7 @@ export function assembleTrace(e: TrialEvidence): Trace {
   let exitReason: ExitReason = outcome === 'exited' ? 'completed' : 'error';
   if (outcome === 'exited' && agentTrace && agentTrace.final_answer.exit_reason !== 'error') exitReason = agentTrace.final_answer.exit_reason;
 
-  const root: Span = {
+  const root = writeSpan({
     span_id: rootId,
     parent_id: null,
     kind: 'agent',
@@ -89,10 +91,10 @@ export function assembleTrace(e: TrialEvidence): Trace {
       exit_reason: exitReason,
       [AGENT_ATTR.outcome]: outcome,
       ...e.ending,
-      ...(problems.length ? { [AGENT_ATTR.problem]: problems.join('; ') } : {}),
+      [AGENT_ATTR.problem]: problems.length ? problems.join('; ') : e.ending[AGENT_ATTR.problem],
     },
     events: outcome === 'exited' ? [] : [{ name: `agent_${outcome}`, time: e.ended, attributes: {} }],
-  };
+  });
   return {
     schema_version: TRACE_SCHEMA_VERSION,
     trace_id: e.traceId,

@@ -9,7 +9,7 @@ import { AGENT_INPUT_SCHEMA_VERSION, type AgentInput } from '../schema/agentIo.j
 import { taskInput, type Task } from '../schema/task.js';
 import type { ModelInfo, Trace } from '../schema/trace.js';
 import { OTLP_GRACE_MS } from '../capture/otlpReceiver.js';
-import { ATTR } from '../schema/traceVocabulary.js';
+import { spanAttributes } from '../schema/spanWriter.js';
 import { readTraceFile } from './agentOutput.js';
 import { assembleTrace, type TrialEvidence } from './assembleTrace.js';
 import { proxiedModel } from './proxiedModel.js';
@@ -109,7 +109,7 @@ export async function openExternalTrial(task: Task, ctx: AdapterRunContext, opti
       // settle waits at most 5 × its grace: keep that inside what is left of the task's limit.
       const merged = await otlp.finish(trace, Math.max(0, Math.min(OTLP_GRACE_MS, (ctx.deadline - Date.now() - 100) / 5)));
       const dropped = options.otlp.dropped(otlp.traceId);
-      const marked = dropped === 0 ? merged : { ...merged, spans: merged.spans.map((s) => (s.span_id === otlp.rootSpanId ? { ...s, attributes: { ...s.attributes, [ATTR.agentOtlpDropped.key]: dropped } } : s)) };
+      const marked = dropped === 0 ? merged : { ...merged, spans: merged.spans.map((s) => (s.span_id === otlp.rootSpanId ? { ...s, attributes: { ...s.attributes, ...spanAttributes({ 'agent.otlp_spans_dropped': dropped }) } } : s)) };
       return checkedTrace(marked);
     },
     dispose: async () => {

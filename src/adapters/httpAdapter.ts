@@ -5,7 +5,8 @@ import { retryDelayMs } from '../capture/upstream.js';
 import { readStreamCapped } from '../provider/index.js';
 import { AGENT_ATTR, type AgentOutcome } from '../schema/agentIo.js';
 import type { Task } from '../schema/task.js';
-import type { AttributeValue, Trace } from '../schema/trace.js';
+import type { Trace } from '../schema/trace.js';
+import type { SpanAttributes } from '../schema/traceVocabulary.js';
 import type { Redactor } from '../schema/redact.js';
 import { parseAgentOutput } from './agentOutput.js';
 import { errorLineOf } from './errorLine.js';
@@ -117,7 +118,7 @@ async function answerOf(response: Response, signal: AbortSignal): Promise<HttpAn
 }
 
 /** What a non-2xx (or broken) answer leaves as evidence: the problem, the body as a body, and the error line in it. */
-function crashEnding(answer: HttpAnswer, redactor: Redactor): Record<string, AttributeValue> {
+function crashEnding(answer: HttpAnswer, redactor: Redactor): SpanAttributes {
   const errorLine = errorLineOf(answer.body);
   return {
     [AGENT_ATTR.problem]: redactor.text(answer.problem ?? `HTTP ${answer.status}`),
@@ -149,7 +150,7 @@ export function createHttpAdapter(options: HttpAdapterOptions): Adapter {
           outcome = 'timeout';
         }
         if (answer && (answer.problem !== null || answer.status < 200 || answer.status >= 300)) outcome = 'crash';
-        const ending: Record<string, AttributeValue> = {
+        const ending: SpanAttributes = {
           [AGENT_ATTR.httpStatus]: answer?.status ?? null,
           [AGENT_ATTR.stdoutBytes]: answer?.bytes ?? 0,
           [AGENT_ATTR.stdoutTruncated]: answer?.truncated ?? false,

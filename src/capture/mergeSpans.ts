@@ -1,4 +1,5 @@
 import type { Span, Trace } from '../schema/trace.js';
+import { spanAttributes } from '../schema/spanWriter.js';
 import { SPAN_KIND, attr } from '../schema/traceVocabulary.js';
 
 const overlaps = (a: Span, b: Span) => a.start <= b.end && b.start <= a.end;
@@ -79,7 +80,7 @@ export function mergeSpans(trace: Trace, incoming: Span[]): Trace {
   for (const span of added) {
     const before = countStartedBy(models, span.start);
     const step = span.kind === SPAN_KIND.llm ? modelStep.get(span)! : Math.max(1, before > 0 ? (attr(models[before - 1]!, 'step') ?? before) : 1);
-    span.attributes['step'] = step;
+    Object.assign(span.attributes, spanAttributes({ step }));
   }
   // Model calls only the agent's instrumentation saw (none went through the proxy) add their tokens.
   const usage = { ...trace.usage };

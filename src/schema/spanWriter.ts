@@ -42,7 +42,8 @@ export class SpanWriter {
   }
 
   set(attributes: SpanAttributes): this {
-    Object.assign(this.span.attributes, spanAttributes(attributes));
+    const into = this.span.attributes;
+    for (const [key, value] of Object.entries(attributes) as Array<[string, AttributeValue | undefined]>) if (value !== undefined) into[key] = value;
     return this;
   }
 

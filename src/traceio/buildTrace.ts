@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { TRACE_SCHEMA_VERSION, TraceSchema, type AttributeValue, type Span, type Trace } from '../schema/trace.js';
+import { spanAttributes } from '../schema/spanWriter.js';
 import { ATTR, SPAN_KIND, attributes } from '../schema/traceVocabulary.js';
 import type { Conversation } from './conversation.js';
 
@@ -105,10 +106,7 @@ export function buildTrace(c: Conversation): Trace {
     status: c.exitReason === 'error' || c.runError ? 'error' : 'ok',
     attributes: {
       ...c.rootExtra,
-      'task.id': c.taskId,
-      epoch: c.epoch,
-      exit_reason: c.exitReason,
-      'tracegate.import.task_id_from': c.taskIdFrom,
+      ...spanAttributes({ 'task.id': c.taskId, epoch: c.epoch, exit_reason: c.exitReason, 'tracegate.import.task_id_from': c.taskIdFrom }),
       ...attributes({ operation: 'invoke_agent', importFormat: c.format, importUnknown: unknown.length ? unknown : null }),
     },
     events: [],

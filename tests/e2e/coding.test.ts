@@ -24,21 +24,21 @@ describe.skipIf(!hasBubblewrap())('the coding-agent suite under bubblewrap', () 
     const fix = report.tasks.find((t) => t.id === 'coding_fix_failing_test')!;
     const trace = readTrace(out, fix.trace_file!);
     expect(trace.spans.find((s) => s.kind === 'agent')!.attributes).toMatchObject({ 'sandbox.mode': 'bwrap' });
-    const runs = toolSpans(trace).filter((s) => s.attributes['tool.name'] === 'run_shell');
+    const runs = toolSpans(trace).filter((s) => s.attributes['gen_ai.tool.name'] === 'run_shell');
     expect(runs.map((s) => s.attributes['sandbox.mode'])).toEqual(['bwrap', 'bwrap']);
     expect(runs[0]!.attributes).toMatchObject({ 'result.ok': false, error_type: 'COMMAND_FAILED' });
-    expect(String(runs[0]!.attributes['result.preview'])).toMatch(/FAIL: test_add/);
+    expect(String(runs[0]!.attributes['gen_ai.tool.call.result'])).toMatch(/FAIL: test_add/);
     expect(runs[1]!.attributes).toMatchObject({ 'result.ok': true });
+    expect(String(runs[1]!.attributes['gen_ai.tool.call.result'])).toMatch(/Ran 3 tests[\s\S]*OK/);
     // Judged by outcome too: the hidden tests ran on the final workspace, and only calc.py changed.
     const trial = fix.trials[0]!;
     expect(trial.checks.find((c) => c.type === 'command')).toMatchObject({ passed: true });
     expect(trial.checks.find((c) => c.type === 'changed_files')).toMatchObject({ passed: true, reason: 'changed calc.py, within scope' });
     const check = trace.spans.find((s) => s.kind === 'check' && s.attributes['tracegate.check.type'] === 'command')!;
     expect(String(check.attributes['tracegate.check.output'])).toMatch(/Ran 4 tests[\s\S]*OK/);
-    expect(String(runs[1]!.attributes['result.preview'])).toMatch(/Ran 3 tests[\s\S]*OK/);
     // The first reply's two calls ran in order, each recorded.
     const first = toolSpans(trace).filter((s) => s.attributes['step'] === 1);
-    expect(first.map((s) => [s.attributes['tool.name'], s.attributes['tool.call_index']])).toEqual([['read_file', 0], ['run_shell', 1]]);
+    expect(first.map((s) => [s.attributes['gen_ai.tool.name'], s.attributes['tool.call_index']])).toEqual([['read_file', 0], ['run_shell', 1]]);
   });
 });
 
@@ -98,13 +98,13 @@ describe.each(['process', 'bwrap'] as const)('an agent running git in a trapped 
     expect(result.code, result.stdout.slice(-2000)).toBe(0);
     const trace = readTrace(out, 'traces/git_traps.e0.json');
     const spans = toolSpans(trace);
-    expect(spans.map((s) => s.attributes['tool.arguments'])).toEqual(commands.map((command) => JSON.stringify({ command })));
+    expect(spans.map((s) => s.attributes['gen_ai.tool.call.arguments'])).toEqual(commands.map((command) => JSON.stringify({ command })));
     expect(spans.map((s) => s.attributes['tool.call_index'])).toEqual([0, 1, 2, 3]);
     for (const span of spans) {
-      expect(span.attributes, String(span.attributes['tool.arguments'])).toMatchObject({ policy_decision: 'allow', 'result.ok': true, 'sandbox.mode': sandbox });
+      expect(span.attributes, String(span.attributes['gen_ai.tool.call.arguments'])).toMatchObject({ policy_decision: 'allow', 'result.ok': true, 'sandbox.mode': sandbox });
     }
-    expect(String(spans[0]!.attributes['result.preview'])).toMatch(/modified:\s+a\.txt/);
-    expect(String(spans[1]!.attributes['result.preview'])).toContain('+changed by the agent');
+    expect(String(spans[0]!.attributes['gen_ai.tool.call.result'])).toMatch(/modified:\s+a\.txt/);
+    expect(String(spans[1]!.attributes['gen_ai.tool.call.result'])).toContain('+changed by the agent');
     expect(JSON.stringify(trace)).not.toContain('TRAP-FIRED');
     expect(existsSync(canaries) && spawnSync('ls', [canaries]).stdout.toString()).toBe('');
   });
@@ -134,8 +134,8 @@ describe('tool-calling options from a variant', () => {
       await server.stop();
     }
     const trace = readTrace(out, 'traces/sum.e0.json');
-    expect(trace.spans.find((s) => s.kind === 'agent')!.attributes).toMatchObject({ 'gen_ai.request.tool_choice': 'calculator', 'gen_ai.request.parallel_tool_calls': true });
-    expect(toolSpans(trace).map((s) => [s.attributes['tool.call_index'], s.attributes['result.preview']])).toEqual([[0, '5'], [1, '9']]);
+    expect(trace.spans.find((s) => s.kind === 'agent')!.attributes).toMatchObject({ 'tracegate.request.tool_choice': 'calculator', 'tracegate.request.parallel_tool_calls': true });
+    expect(toolSpans(trace).map((s) => [s.attributes['tool.call_index'], s.attributes['gen_ai.tool.call.result']])).toEqual([[0, '5'], [1, '9']]);
   });
 
   it('a variant with an unknown tool_choice value is bad input naming the field', async () => {

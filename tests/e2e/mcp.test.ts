@@ -25,8 +25,8 @@ describe('MCP tools through the harness', () => {
     const trace = (id: string) => readTrace(out, report.tasks.find((t) => t.id === id)!.trace_file!);
 
     const lookup = toolSpans(trace('mcp_lookup_ticket'))[0]!.attributes;
-    expect(lookup).toMatchObject({ 'tool.name': 'tickets__lookup_ticket', 'tool.origin': 'mcp', 'mcp.server': 'tickets', policy_decision: 'allow', 'result.ok': true });
-    expect(String(lookup['result.preview'])).toContain('Login button does nothing on Safari');
+    expect(lookup).toMatchObject({ 'gen_ai.tool.name': 'tickets__lookup_ticket', 'tool.origin': 'mcp', 'mcp.server': 'tickets', policy_decision: 'allow', 'result.ok': true });
+    expect(String(lookup['gen_ai.tool.call.result'])).toContain('Login button does nothing on Safari');
     expect(trace('mcp_lookup_ticket').spans.find((s) => s.kind === 'agent')!.attributes['mcp.servers']).toEqual(['tickets']);
 
     const missing = toolSpans(trace('mcp_unknown_ticket_recovers'))[0]!.attributes;
@@ -75,7 +75,7 @@ describe('MCP tools through the harness', () => {
     }
     const spans = toolSpans(readTrace(out, 'traces/mcp_faults.e0.json'));
     expect(spans.map((s) => s.attributes['error_type'] ?? null)).toEqual([null, 'COMMAND_TIMEOUT', 'TOOL_ERROR']);
-    expect(String(spans[0]!.attributes['result.preview'])).toContain('[REDACTED');
+    expect(String(spans[0]!.attributes['gen_ai.tool.call.result'])).toContain('[REDACTED');
     for (const file of filesUnder(out)) expect(readFileSync(file, 'utf8'), file).not.toContain(secret);
   });
 });

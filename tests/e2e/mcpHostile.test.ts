@@ -62,7 +62,7 @@ describe('hostile MCP servers', () => {
     expect(offered.every((n) => /^[A-Za-z0-9_-]{1,64}$/.test(n))).toBe(true);
     expect(offered).toContain('h__a_b');
     // Each name reaches the tool it was offered for.
-    expect(toolSpans(trace).map((s) => String(s.attributes['result.preview']))).toEqual(['called "a b"', 'called "a_b"']);
+    expect(toolSpans(trace).map((s) => String(s.attributes['gen_ai.tool.call.result']))).toEqual(['called "a b"', 'called "a_b"']);
     const dropped = trace.spans[0]!.attributes['mcp.tools_dropped'] as string[];
     expect(dropped).toHaveLength(2);
     expect(dropped.find((d) => d.startsWith('h:"a_b"'))).toContain('already offered');
@@ -124,15 +124,15 @@ describe('hostile MCP servers', () => {
     );
     expect(result.code, result.stdout + result.stderr).toBe(0);
     const spans = toolSpans(trace).map((s) => s.attributes);
-    expect(spans[0]).toMatchObject({ executed: true, 'result.preview': 'called "redos"' });
+    expect(spans[0]).toMatchObject({ executed: true, 'gen_ai.tool.call.result': 'called "redos"' });
     expect(spans[1]).toMatchObject({ error_type: 'INVALID_ARGUMENTS', executed: false });
-    expect(spans[2]).toMatchObject({ executed: true, 'result.preview': 'called "named_pattern"' });
+    expect(spans[2]).toMatchObject({ executed: true, 'gen_ai.tool.call.result': 'called "named_pattern"' });
   });
 
   it('a result of images, embedded resources and links reaches the model as text it can use', async () => {
     const { result, trace, requests } = await runAgainst({ command: 'node', args: [HOSTILE], env: { MODE: 'orphan' } }, (_body, i) => (i === 0 ? { tool_calls: [{ name: 'h__mixed', arguments: '{}' }] } : { content: 'done' }));
     expect(result.code, result.stdout + result.stderr).toBe(0);
-    expect(String(toolSpans(trace)[0]!.attributes['result.preview'])).toBe('[image content]\n[resource tickets://T-1]\nT-1: login broken\n[resource link tickets://T-2]');
+    expect(String(toolSpans(trace)[0]!.attributes['gen_ai.tool.call.result'])).toBe('[image content]\n[resource tickets://T-1]\nT-1: login broken\n[resource link tickets://T-2]');
     expect(JSON.stringify(requests[1]!.body.messages)).toContain('T-1: login broken');
   });
 

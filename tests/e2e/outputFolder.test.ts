@@ -12,16 +12,27 @@ function slowSuite(count: number): string {
   return path.join(dir, 's.jsonl');
 }
 
-/** Runs the CLI and SIGKILLs it once its first progress line is out. */
-function killAfterFirstTrial(args: string[]): Promise<void> {
+/**
+ * Runs the CLI and SIGKILLs it once its first trial is stored: after its first progress line, as
+ * soon as the journal (written by the trial writer's thread, a moment later) holds a whole line.
+ */
+function killAfterFirstTrial(args: string[], out: string): Promise<void> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: { ...process.env, NO_COLOR: '1' }, stdio: ['ignore', 'ignore', 'pipe'] });
+    const journal = path.join(out, 'results.jsonl');
     let stderr = '';
+    let watching: NodeJS.Timeout | undefined;
     child.stderr.on('data', (d) => {
       stderr += d;
-      if (/\[1\/\d+\]/.test(stderr)) child.kill('SIGKILL');
+      if (watching || !/\[1\/\d+\]/.test(stderr)) return;
+      watching = setInterval(() => {
+        if (existsSync(journal) && readFileSync(journal, 'utf8').includes('\n')) child.kill('SIGKILL');
+      }, 10);
     });
-    child.on('close', () => resolve());
+    child.on('close', () => {
+      clearInterval(watching);
+      resolve();
+    });
   });
 }
 
@@ -33,7 +44,7 @@ describe('the output folder of a fresh run', () => {
     expect(first.code, first.stderr).toBe(0);
     for (const file of ['report.json', 'report.html', 'junit.xml', 'summary.md']) expect(existsSync(path.join(out, file))).toBe(true);
 
-    await killAfterFirstTrial(['run', suite, '--out', out, '-j', '1']);
+    await killAfterFirstTrial(['run', suite, '--out', out, '-j', '1'], out);
     for (const file of ['report.json', 'report.html', 'junit.xml', 'summary.md']) expect(existsSync(path.join(out, file)), file).toBe(false);
     // The new run's trials are there, and --resume finishes it with a report of its own.
     const journal = readFileSync(path.join(out, 'results.jsonl'), 'utf8').trim().split('\n');

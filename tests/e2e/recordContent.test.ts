@@ -76,7 +76,7 @@ describe('--record-content none|summary|full', () => {
       for (const key of ['llm.content_preview', 'llm.input_messages', 'llm.output_content']) expect(span.attributes).not.toHaveProperty(key);
       expect(span.attributes['llm.messages']).toBeGreaterThan(0);
     }
-    expect(trace.spans.some((s) => s.kind === 'tool' && s.attributes['tool.name'] === 'read_file')).toBe(true);
+    expect(trace.spans.some((s) => s.kind === 'tool' && s.attributes['gen_ai.tool.name'] === 'read_file')).toBe(true);
     expect(trace.final_answer.text).toBe(LONG_ANSWER);
     expect(text).not.toContain('Reading.');
   });

@@ -53,7 +53,7 @@ describe('secrets at every cut', () => {
     const trace = readFileSync(written.find((f) => f.includes('traces'))!, 'utf8');
     // The cuts really were inside the secrets (the previews exist and are cut).
     expect(trace).toMatch(/"llm\.content_preview": ?"\.{1990,}/);
-    expect(trace).toMatch(/"result\.preview": ?"\.{1990,}/);
+    expect(trace).toMatch(/"(?:result\.preview|gen_ai\.tool\.call\.result)": ?"\.{1990,}/);
     for (const file of written) {
       const text = readFileSync(file, 'utf8');
       for (const secret of [KEY.slice(8), ENV_SECRET]) {

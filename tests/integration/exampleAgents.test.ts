@@ -48,14 +48,14 @@ describe.skipIf(recording).each(Object.entries(EXAMPLES))('example agent: %s', (
     const conversation = trace.spans.filter((s) => s.kind === 'llm' && s.attributes['llm.side_request'] !== true);
     expect(conversation).toHaveLength(4);
     const tools = trace.spans.filter((s) => s.kind === 'tool').map((s) => s.attributes);
-    expect(tools.map((a) => [a['tool.name'], a['tool.arguments']])).toEqual([
+    expect(tools.map((a) => [a['gen_ai.tool.name'], a['gen_ai.tool.call.arguments']])).toEqual([
       ['read_file', '{"path": "NOTES.md"}'],
       ['list_files', '{"path": "."}'],
       ['read_file', '{"path": "docs/release-notes.md"}'],
     ]);
     expect(tools[0]).toMatchObject({ 'result.ok': false, error_type: 'FILE_NOT_FOUND' });
-    expect(String(tools[1]!['result.preview'])).toContain('docs/release-notes.md');
-    expect(String(tools[2]!['result.preview'])).toContain('2026-03-14');
+    expect(String(tools[1]!['gen_ai.tool.call.result'])).toContain('docs/release-notes.md');
+    expect(String(tools[2]!['gen_ai.tool.call.result'])).toContain('2026-03-14');
     if (name === 'typescript') {
       // The title request is its own span, not a step of the conversation.
       expect(trace.spans.filter((s) => s.kind === 'llm' && s.attributes['llm.side_request'] === true)).toHaveLength(1);

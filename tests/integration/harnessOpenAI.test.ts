@@ -79,7 +79,7 @@ describe("the harness's OpenAI-compatible client on loopback", () => {
     const firstCall = trace.spans.find((s) => s.kind === 'llm')!;
     expect(span.parent_id).toBe(firstCall.span_id);
     expect(firstCall.parent_id).toBe(trace.spans[0]!.span_id);
-    expect(span.attributes).toMatchObject({ 'tool.name': 'read_file', 'tool.call_id': 'call_a', policy_decision: 'allow', executed: true, 'result.ok': true });
+    expect(span.attributes).toMatchObject({ 'gen_ai.tool.name': 'read_file', 'gen_ai.tool.call.id': 'call_a', policy_decision: 'allow', executed: true, 'result.ok': true });
   });
 
   it('strips <think> blocks from the final answer and keeps going on an empty reply', async () => {

@@ -79,8 +79,8 @@ describe('OpenAI-compatible servers that answer unlike OpenAI', () => {
     const trace = await run(new OpenAIModel({ model: 'm', baseURL: server.baseURL }));
     const [tool] = toolSpans(trace);
     expect(tool!.status).toBe('ok');
-    expect(tool!.attributes['tool.arguments']).toBe('{"path":"README.md"}');
-    expect(tool!.attributes['result.preview']).toContain('counts widgets');
+    expect(tool!.attributes['gen_ai.tool.call.arguments']).toBe('{"path":"README.md"}');
+    expect(tool!.attributes['gen_ai.tool.call.result']).toContain('counts widgets');
     const sentBack = server.requests[1]!.messages.find((m) => m.role === 'assistant')!;
     expect(sentBack.tool_calls![0]!.function.arguments).toBe('{"path":"README.md"}');
     expect(trace.final_answer).toEqual({ text: 'It counts widgets.', exit_reason: 'completed' });
@@ -92,7 +92,7 @@ describe('OpenAI-compatible servers that answer unlike OpenAI', () => {
       FINAL,
     ]);
     const trace = await run(new OpenAIModel({ model: 'm', baseURL: server.baseURL }));
-    expect(toolSpans(trace).map((s) => [s.attributes['tool.name'], s.status])).toEqual([['read_file', 'ok']]);
+    expect(toolSpans(trace).map((s) => [s.attributes['gen_ai.tool.name'], s.status])).toEqual([['read_file', 'ok']]);
     expect(trace.spans.some((s) => s.events?.some((e) => e.name === 'empty_reply'))).toBe(false);
     expect(server.requests[1]!.messages.find((m) => m.role === 'tool')!.tool_call_id).toBe('QxJ1');
   });
@@ -101,7 +101,7 @@ describe('OpenAI-compatible servers that answer unlike OpenAI', () => {
     const call = (file: string) => ({ id: 'call_0', type: 'function', function: { name: 'read_file', arguments: JSON.stringify({ path: file }) } });
     const server = await serve([{ content: null, tool_calls: [call('README.md'), call('MISSING.md')], finish_reason: 'tool_calls' }, FINAL]);
     const trace = await run(new OpenAIModel({ model: 'm', baseURL: server.baseURL }));
-    const ids = toolSpans(trace).map((s) => s.attributes['tool.call_id']);
+    const ids = toolSpans(trace).map((s) => s.attributes['gen_ai.tool.call.id']);
     expect(ids).toEqual(['call_0', 'call_0_2']);
     const second = server.requests[1]!.messages;
     expect(second.find((m) => m.role === 'assistant')!.tool_calls!.map((c) => c.id)).toEqual(ids);
@@ -142,8 +142,8 @@ describe('OpenAI-compatible servers that answer unlike OpenAI', () => {
     ]);
     const replayed = await run(new CassetteModel(dir), ws);
     expect(replayed.error).toBeNull();
-    expect(toolSpans(replayed).map((s) => [s.attributes['tool.call_id'], s.attributes['tool.arguments'], s.status])).toEqual(
-      toolSpans(live).map((s) => [s.attributes['tool.call_id'], s.attributes['tool.arguments'], s.status]),
+    expect(toolSpans(replayed).map((s) => [s.attributes['gen_ai.tool.call.id'], s.attributes['gen_ai.tool.call.arguments'], s.status])).toEqual(
+      toolSpans(live).map((s) => [s.attributes['gen_ai.tool.call.id'], s.attributes['gen_ai.tool.call.arguments'], s.status]),
     );
     expect(replayed.final_answer).toEqual(live.final_answer);
   });
@@ -202,7 +202,7 @@ describe('OpenAI-compatible servers that answer unlike OpenAI', () => {
     const stored = JSON.parse(readFileSync(path.join(dir, 'task_quirk.json'), 'utf8')).interactions[0].response.tool_calls[0].arguments;
     expect(JSON.parse(stored)).toEqual({ path: 'cfg.py', content: 'api_key = [REDACTED:assigned]"KEY"]\n' });
     const replayed = await run(new CassetteModel(dir, redactor));
-    expect(toolSpans(replayed).map((s) => [s.attributes['tool.name'], s.status])).toEqual([['write_file', 'ok']]);
+    expect(toolSpans(replayed).map((s) => [s.attributes['gen_ai.tool.name'], s.status])).toEqual([['write_file', 'ok']]);
     expect(replayed.error).toMatchObject({ code: 'CASSETTE_MISS', message: expect.stringContaining('step 2') });
     expect(replayed.error!.message).toContain('the recording redacted tool arguments');
   });

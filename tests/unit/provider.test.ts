@@ -120,7 +120,9 @@ describe('fetchWithProviderRetries against a loopback fault server', () => {
     const server = new FakeOpenAIServer(() => ({ content: 'ok' }), { fault: (req, res, i) => (n++ % 2 === 0 ? hook(req, res, i) : false) });
     servers.push(server);
     const url = `${await server.start()}/chat/completions`;
-    const result = await fetchWithProviderRetries(url, post, budget(4000), { attemptShare: 0.1, minAttemptMs: 200, backoffBaseMs: 10, backoffCapMs: 50, random: Math.random, now: Date.now });
+    // Each attempt gets 2 s (a tenth of the budget): a hang is cut there, and an answered fault is never
+    // mistaken for one on a loaded machine.
+    const result = await fetchWithProviderRetries(url, post, budget(20_000), { attemptShare: 0.1, minAttemptMs: 200, backoffBaseMs: 10, backoffCapMs: 50, random: Math.random, now: Date.now });
     expect(result.response.status).toBe(200);
     expect(JSON.parse(await result.response.text()).choices[0].message.content).toBe('ok');
     expect(result.faults.map((f) => f.fault)).toEqual([{ rate_limited: 'rate_limited', server_error: 'server_error', reset: 'connection_reset', malformed: 'malformed_body', hang: 'timeout' }[fault]]);
