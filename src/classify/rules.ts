@@ -150,7 +150,9 @@ export const RULES: readonly ClassifierRule[] = [
     reason: 'NO_MODEL_REQUEST',
     layer: 'harness',
     summary: 'an external agent ended normally, but no model request reached tracegate (proxy or OTLP) and it reported no tool call',
-    match: ({ trace }) => {
+    match: ({ trace, checks }) => {
+      // A task judged by the workspace the agent left is judged by that, model or no model.
+      if (failed(checks, 'command', 'file', 'changed_files', 'custom').length > 0) return null;
       const root = trace.spans.find((s) => s.kind === SPAN_KIND.agent && attr(s, 'agentOutcome') === 'exited');
       if (!root || trace.spans.some((s) => s.kind === SPAN_KIND.llm || s.kind === SPAN_KIND.tool)) return null;
       return [

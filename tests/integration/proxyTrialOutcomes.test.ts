@@ -164,7 +164,7 @@ describe('capture proxy: provider faults make the trial errored, not the agent f
       expect(byId[id]!.trials[0]!.error!.message, id).toMatch(/step 1: the upstream refused tracegate's key \(HTTP 40[13]: .+\); check the key variable/);
     }
     expect(byId['r401']!.trials[0]!.error!.message).toContain('Incorrect API key provided (invalid_api_key)');
-    expect(byId['r404']!.trials[0]!.error).toMatchObject({ code: 'PROVIDER_ERROR', message: 'task r404, step 1: the upstream has no such model or endpoint (HTTP 404: The model `missing_404` does not exist (model_not_found)); check the model name and --base-url' });
+    expect(byId['r404']!.trials[0]!.error).toMatchObject({ code: 'PROVIDER_ERROR', message: 'task r404, step 1: the upstream has no such model or endpoint (HTTP 404: The model `missing_404` does not exist (model_not_found)); check the model name and the base URL (--base-url or OPENAI_BASE_URL)' });
     expect(byId['r400']!.status).toBe('failed');
     expect(byId['r400']!.failure_reason).toBe('AGENT_CRASH');
   });

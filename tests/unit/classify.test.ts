@@ -135,7 +135,7 @@ describe('classifier rules, one hand-built trace each', () => {
     const trace = new TraceBuilder().llm().tool('read_file', { path: 'a' }).llm().final('x').build();
     const v = verdict(trace, [{ type: 'not_contains', values: ['x'] }, { type: 'completed' }]);
     expect(v.reason).toBe('FINAL_ANSWER_INCOMPLETE');
-    const odd = classify(trace, [{ type: 'custom', passed: false, reason: 'odd', evidence: [] }], makeTask());
+    const odd = classify(trace, [{ type: 'a_check_no_rule_reads', passed: false, reason: 'odd', evidence: [] }], makeTask());
     expect(odd).toMatchObject({ reason: 'UNKNOWN', layer: 'unknown' });
     expect(odd.evidence[0]!.detail).toContain('odd');
   });
@@ -143,7 +143,8 @@ describe('classifier rules, one hand-built trace each', () => {
   it('the rule table is documented and ordered', () => {
     expect(RULES.map((r) => r.reason)).toEqual([
       'POLICY_VIOLATION', 'AGENT_CRASH', 'AGENT_TIMEOUT', 'AGENT_OUTPUT_INVALID', 'NO_MODEL_REQUEST', 'POLICY_MISMATCH', 'MAX_STEPS_EXCEEDED', 'COMPRESSION_INEFFECTIVE', 'CONTEXT_LOSS',
-      'INVALID_ARGUMENTS', 'TOOL_ARGUMENT_ERROR', 'COMMAND_TIMEOUT', 'FILE_NOT_FOUND_UNRECOVERED', 'PERMISSION_DENIED_UNRECOVERED', 'TOOL_SELECTION_ERROR',
+      'INVALID_ARGUMENTS', 'TOOL_ARGUMENT_ERROR', 'COMMAND_TIMEOUT', 'FILE_NOT_FOUND_UNRECOVERED', 'PERMISSION_DENIED_UNRECOVERED',
+      'OUTCOME_UNMET', 'CHANGED_FILES_OUT_OF_SCOPE', 'CUSTOM_CHECK_FAILED', 'TOOL_SELECTION_ERROR',
       'MODEL_UNDERSTANDING_ERROR', 'TRAJECTORY_MISMATCH', 'FINAL_ANSWER_INCOMPLETE', 'BUDGET_EXCEEDED',
     ]);
     for (const rule of RULES) expect(rule.summary.length).toBeGreaterThan(10);
