@@ -6,8 +6,11 @@
 set -euo pipefail
 dir="${TRACEGATE_AGENTS_DIR:-$HOME/.cache/tracegate-agents}"
 mkdir -p "$dir"
+# With names (install.sh langgraph qwen), only those; with none, every agent below.
+wanted=" $* "
 install() {
   local name=$1; shift
+  if [ "$wanted" != "  " ] && [[ "$wanted" != *" $name "* ]]; then return 0; fi
   # Already there at these versions: nothing to do (a CI cache keeps the folder between runs).
   if [ -f "$dir/$name/.installed" ] && [ "$(cat "$dir/$name/.installed")" = "$*" ]; then return 0; fi
   rm -rf "${dir:?}/$name" && mkdir -p "$dir/$name"
