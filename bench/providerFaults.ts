@@ -30,6 +30,11 @@ async function server(rate429: number): Promise<{ url: string; counts: { request
     let raw = '';
     req.on('data', (c) => (raw += c));
     req.on('end', () => {
+      // The CLI's preflight (GET /v1/models) is not a model request: answered, not counted, never limited.
+      if (req.method !== 'POST') {
+        res.writeHead(200, { 'content-type': 'application/json' }).end('{"object":"list","data":[{"id":"bench","object":"model"}]}');
+        return;
+      }
       counts.requests++;
       if (random() < rate429) {
         counts.limited++;
