@@ -12,7 +12,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ENV_ALLOW_LIST } from '../src/adapters/trialEnvironment.js';
+import { timeAgentAlone } from './agentAlone.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const N = Number(process.env['BENCH_AGENT_TRIALS'] ?? 200);
@@ -35,30 +35,6 @@ function startServer(): Promise<{ url: string; close: () => void }> {
     });
   });
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, close: () => server.close() })));
-}
-
-function runAgentOnce(agent: string, url: string, cwd: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    // The same spawn as the adapter's (allow-listed environment, own process group), minus tracegate.
-    const env: Record<string, string> = { OPENAI_BASE_URL: url, OPENAI_API_KEY: 'k' };
-    for (const name of ENV_ALLOW_LIST) if (process.env[name] !== undefined) env[name] = process.env[name]!;
-    const child = spawn('python3', [agent], { cwd, env, detached: true, stdio: ['pipe', 'pipe', 'inherit'] });
-    child.stdout.resume();
-    child.stdin.end(JSON.stringify({ schema_version: 'agent-input/v1', task_id: 't', prompt: 'hi', epoch: 0, max_steps: 1 }));
-    child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`agent exited ${code}`))));
-  });
-}
-
-async function ideal(agent: string, url: string, cwd: string): Promise<number> {
-  const started = performance.now();
-  let next = 0;
-  await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
-    while (next < N) {
-      next++;
-      await runAgentOnce(agent, url, cwd);
-    }
-  }));
-  return (performance.now() - started) / 1000;
 }
 
 /** Async, never spawnSync: the loopback server lives in this process and must keep answering. */
@@ -88,9 +64,9 @@ try {
   try {
     const startupWithOne = await tracegate(one, agent, server.url, path.join(dir, 'out-one'), 1);
     // The direct runs before and after, the faster taken: on a shared machine load comes and goes.
-    const before = await ideal(agent, server.url, dir);
+    const before = await timeAgentAlone(agent, { OPENAI_BASE_URL: server.url, OPENAI_API_KEY: 'k' }, dir, N, CONCURRENCY);
     const seconds = await tracegate(suite, agent, server.url, path.join(dir, 'out'), CONCURRENCY);
-    const direct = Math.min(before, await ideal(agent, server.url, dir));
+    const direct = Math.min(before, await timeAgentAlone(agent, { OPENAI_BASE_URL: server.url, OPENAI_API_KEY: 'k' }, dir, N, CONCURRENCY));
     const perAgent = direct / Math.ceil(N / CONCURRENCY);
     const startup = Math.max(0, startupWithOne - perAgent);
     const best = direct + startup;

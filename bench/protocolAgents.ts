@@ -12,7 +12,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ENV_ALLOW_LIST } from '../src/adapters/trialEnvironment.js';
+import { timeAgentAlone } from './agentAlone.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const N = Number(process.env['BENCH_PROTOCOL_TRIALS'] ?? 100);
@@ -83,29 +83,6 @@ interface Flavour {
   env: (url: string) => Record<string, string>;
 }
 
-function runAgentOnce(agent: string, vars: Record<string, string>, cwd: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const env: Record<string, string> = { ...vars };
-    for (const name of ENV_ALLOW_LIST) if (process.env[name] !== undefined) env[name] = process.env[name]!;
-    const child = spawn('python3', [agent], { cwd, env, detached: true, stdio: ['pipe', 'pipe', 'inherit'] });
-    child.stdout.resume();
-    child.stdin.end(JSON.stringify({ schema_version: 'agent-input/v1', task_id: 't', prompt: 'hi', epoch: 0, max_steps: 1 }));
-    child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`agent exited ${code}`))));
-  });
-}
-
-async function ideal(agent: string, vars: Record<string, string>, cwd: string): Promise<number> {
-  const started = performance.now();
-  let next = 0;
-  await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
-    while (next < N) {
-      next++;
-      await runAgentOnce(agent, vars, cwd);
-    }
-  }));
-  return (performance.now() - started) / 1000;
-}
-
 async function tracegate(suite: string, flavour: Flavour, agent: string, url: string, out: string, concurrency: number): Promise<number> {
   const started = performance.now();
   const args = [path.join(ROOT, 'bin/tracegate.js'), 'run', suite, '--agent-cmd', `python3 ${agent}`, ...flavour.flags(url), '-j', String(concurrency), '--out', out, '-q', '--no-html'];
@@ -147,9 +124,9 @@ try {
       const agent = path.join(dir, `agent${i}.py`);
       writeFileSync(agent, flavour.agent);
       const startupWithOne = await tracegate(one, flavour, agent, server.url, path.join(dir, `out-one-${i}`), 1);
-      const before = await ideal(agent, flavour.direct(server.url), dir);
+      const before = await timeAgentAlone(agent, flavour.direct(server.url), dir, N, CONCURRENCY);
       const seconds = await tracegate(suite, flavour, agent, server.url, path.join(dir, `out-${i}`), CONCURRENCY);
-      const direct = Math.min(before, await ideal(agent, flavour.direct(server.url), dir));
+      const direct = Math.min(before, await timeAgentAlone(agent, flavour.direct(server.url), dir, N, CONCURRENCY));
       const startup = Math.max(0, startupWithOne - direct / Math.ceil(N / CONCURRENCY));
       const best = direct + startup;
       console.log(`   ${flavour.name}: spawned directly ${direct.toFixed(2)} s, CLI start-up ${startup.toFixed(2)} s; tracegate run --agent-cmd ${seconds.toFixed(2)} s against an ideal ${best.toFixed(2)} s: ratio ${(seconds / best).toFixed(2)} (target ≤ 1.3)`);

@@ -28,12 +28,13 @@ export interface AtomicWriteOptions {
   durable?: boolean;
 }
 
-export function writeFileAtomicSync(file: string, data: string | Uint8Array, options: AtomicWriteOptions = {}): void {
+export function writeFileAtomicSync(file: string, data: string | Uint8Array | Iterable<string>, options: AtomicWriteOptions = {}): void {
   const temp = tempPathFor(file);
   try {
     const fd = openSync(temp, 'w');
     try {
-      writeSync(fd, typeof data === 'string' ? Buffer.from(data) : data);
+      if (typeof data === 'string' || data instanceof Uint8Array) writeSync(fd, typeof data === 'string' ? Buffer.from(data) : data);
+      else for (const chunk of data) writeSync(fd, chunk);
       if (options.durable) fsyncSync(fd);
     } finally {
       closeSync(fd);

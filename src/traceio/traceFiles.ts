@@ -1,5 +1,5 @@
-import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
-import { tempPathFor, writeFileAtomicSync } from '../schema/atomicWrite.js';
+import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import { writeFileAtomicSync } from '../schema/atomicWrite.js';
 import path from 'node:path';
 import { TraceSchema, type Trace } from '../schema/trace.js';
 import { zodProblem } from '../schema/jsonFile.js';
@@ -92,20 +92,11 @@ export function writeTraceFile(file: string, trace: Trace, redact: <T>(value: T)
   mkdirSync(path.dirname(file), { recursive: true });
   const frame = JSON.stringify(redact({ ...trace, spans: [SPANS_PLACE] }), null, 1);
   const place = frame.indexOf(JSON.stringify(SPANS_PLACE));
-  const temp = tempPathFor(file);
-  try {
-    const fd = openSync(temp, 'w');
-    try {
-      // Spans sit two levels deep: each line of a span's own text is indented by two more spaces.
-      writeSync(fd, frame.slice(0, place));
-      trace.spans.forEach((span, i) => writeSync(fd, (i === 0 ? '' : ',\n  ') + unspillJson(JSON.stringify(redact(span), null, 1), redact).replaceAll('\n', '\n  ')));
-      writeSync(fd, frame.slice(place + JSON.stringify(SPANS_PLACE).length) + '\n');
-    } finally {
-      closeSync(fd);
-    }
-    renameSync(temp, file);
-  } catch (error) {
-    rmSync(temp, { force: true });
-    throw error;
+  function* chunks(): Generator<string> {
+    // Spans sit two levels deep: each line of a span's own text is indented by two more spaces.
+    yield frame.slice(0, place);
+    for (let i = 0; i < trace.spans.length; i++) yield (i === 0 ? '' : ',\n  ') + unspillJson(JSON.stringify(redact(trace.spans[i]), null, 1), redact).replaceAll('\n', '\n  ');
+    yield frame.slice(place + JSON.stringify(SPANS_PLACE).length) + '\n';
   }
+  writeFileAtomicSync(file, chunks());
 }
