@@ -1,4 +1,5 @@
 import type { ModelInfo } from '../schema/trace.js';
+import type { JudgeInfo } from '../schema/rubric.js';
 
 /** Every report says plainly where the model's words came from. */
 export function modelLabel(model: ModelInfo): string {
@@ -15,5 +16,17 @@ export function modelLabel(model: ModelInfo): string {
       return 'no model configured (policy tasks only, or an external agent with no upstream and no cassettes)';
     case 'imported':
       return `IMPORTED: stored traces of ${model.model}, judged without running the agent`;
+  }
+}
+
+/** Where the rubric checks' verdicts came from, as plainly as the model's. */
+export function judgeLabel(judge: JudgeInfo): string {
+  switch (judge.mode) {
+    case 'replayed':
+      return `REPLAYED: recorded verdicts of ${judge.model} from judge cassettes (${judge.cassettes}), no judge was called`;
+    case 'scripted':
+      return `SCRIPTED: hand-written judge cassette verdicts (${judge.model}), no judge was called`;
+    case 'live':
+      return `LIVE${judge.recording ? ' and recording' : ''}: ${judge.model} at ${judge.base_url ?? 'default endpoint'}`;
   }
 }
