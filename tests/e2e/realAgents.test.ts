@@ -96,5 +96,6 @@ describe.each(AGENTS)('real agent: $name', ({ name, installed, cmd }) => {
     expect(verdicts(report), again.stderr).toEqual({ launch_code_001: 'passed:', backup_code_001: 'failed:FINAL_ANSWER_INCOMPLETE' });
     expect(report.run.model.mode).toBe('replayed');
     expect(toolNames(replayed, report, 'launch_code_001')).toEqual(toolNames(live, liveReport, 'launch_code_001'));
-  });
+    // Two runs of a real CLI that starts slowly: on a loaded 2-core machine one run took over a minute.
+  }, 480_000);
 });

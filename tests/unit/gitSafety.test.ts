@@ -277,7 +277,7 @@ describe('a secret the repository tracks, or once tracked, is not printed from i
     }
     // A history listing keeps the commit that only touched the secret.
     expect((await run('git log --oneline', dir, mode, secretPaths)).output).toContain('removed');
-  });
+  }, 240_000); // dozens of real git commands under a sandbox: a minute on a loaded 2-core machine
 
   it.each(modes)('under %s: commands that carry whole objects (a stream, a pack, a merge\'s hunks, a ref\'s raw object) are refused', async (mode) => {
     const dir = committedSecretRepo();
@@ -307,7 +307,7 @@ describe('a secret the repository tracks, or once tracked, is not printed from i
       const listed = await run(command, dir, mode, secretPaths);
       expect(listed.exitCode, `${command}: ${listed.output}`).toBe(0);
     }
-  });
+  }, 240_000);
 
   it('a repository that never tracked a secret shows patches as before', async () => {
     const dir = realpathSync(tempDir('tracegate-no-secret-'));
