@@ -72,7 +72,23 @@ describe('rubric check', () => {
     expect(replayed.reason).toMatch(/replayed from its cassette/);
     expect(replayed.reason.replace('replayed from its cassette', '')).toBe(liveCheck.reason.replace('asked live', ''));
     expect(second.run.judge).toMatchObject({ mode: 'replayed', base_url: null });
-    expect(readFileSync(path.join(replay, 'summary.md'), 'utf8')).toMatch(/\*\*Judge:\*\* REPLAYED/);
+    expect(readFileSync(path.join(replay, 'summary.md'), 'utf8')).toMatch(/\*\*Judge:\*\* REPLAYED.* · rubric agrees with the rule checks on 1 of 1 trials \(100\.0%\)/);
+    expect(second.summary.rubric_agreement).toEqual({ trials: 1, agree: 1, rate: 1, rubric_only_passed: 0, rules_only_passed: 0 });
+  });
+
+  it('counts where the judge and the rule checks disagree, in report.json, summary.md, the terminal and the HTML', async () => {
+    const f = fixture('I think it is Lyon.');
+    server = new FakeOpenAIServer(() => ({ content: JSON.stringify({ reasoning: 'Looks fine.', score: 1, pass: true }) }));
+    const base = await server.start();
+    const out = path.join(f.dir, 'out');
+    const r = await runCli(['run', f.suite, '--cassettes', f.agent, '--judge-model', 'lenient', '--judge-base-url', base, '--epochs', '2', '-o', out]);
+    expect(r.code, r.stderr).toBe(1);
+    const run = report(out);
+    expect(run.summary.rubric_agreement).toEqual({ trials: 2, agree: 0, rate: 0, rubric_only_passed: 2, rules_only_passed: 0 });
+    const line = 'rubric agrees with the rule checks on 0 of 2 trials (0.0%); the rubric alone passed 2, the rules alone 0';
+    expect(readFileSync(path.join(out, 'summary.md'), 'utf8')).toContain(line);
+    expect(r.stdout + r.stderr).toContain(line);
+    expect(readFileSync(path.join(out, 'report.html'), 'utf8')).toContain(line);
   });
 
   it('fails the task when the judge grades the answer below the rubric (a failed rule check names the reason)', async () => {
