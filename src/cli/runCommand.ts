@@ -274,6 +274,13 @@ export interface RunHooks {
   gate: string;
   /** compare --epochs auto: this side's stages run together with the other side's. */
   pairedSide?: PairedSide;
+  /** A judge shared with another run (compare's two sides: one recording, one adaptive limit); else the run makes its own. */
+  judge?: RubricJudge | null;
+}
+
+/** The judge of a run's rubric checks, or null when no task has one. */
+export function judgeOf(run: ResolvedRun, prepared: PreparedRun): RubricJudge | null {
+  return run.judge.kind === 'none' ? null : new RubricJudge({ plan: run.judge, redactor: prepared.redactor, concurrency: run.concurrency, timeoutMs: run.timeoutMs });
 }
 
 /** A path as the header shows it: relative below the working folder, else absolute. */
@@ -314,7 +321,7 @@ export async function runInto(prepared: PreparedRun, flags: RunFlags, run: Resol
   // A provider fault that errors the first trials alike stops the run before every task pays for it.
   const streak = new FaultStreak();
   // One judge for the run's stages: its adaptive concurrency and recording span every trial.
-  const judge = run.judge.kind === 'none' ? null : new RubricJudge({ plan: run.judge, redactor: prepared.redactor, concurrency: run.concurrency, timeoutMs: run.timeoutMs });
+  const judge = hooks.judge !== undefined ? hooks.judge : judgeOf(run, prepared);
   let stopped: string | null = null;
   reporters.emit('onRunStart', {
     model: adapter.model,

@@ -91,6 +91,30 @@ describe('rubric check', () => {
     expect(readFileSync(path.join(out, 'report.html'), 'utf8')).toContain(line);
   });
 
+  it('compare grades both sides with one judge: --judge-record keeps both sides\' verdicts, which replay', async () => {
+    const f = fixture();
+    const lyon = path.join(f.dir, 'agent-b');
+    mkdirSync(lyon);
+    writeFileSync(path.join(lyon, 'capital.json'), JSON.stringify({ schema_version: 'cassette/v1', kind: 'script', task_id: 'capital', model: 'scripted-agent', interactions: [{ response: { content: 'It is Lyon.' } }] }));
+    for (const [name, cassettes] of [['a', 'agent'], ['b', 'agent-b']]) writeFileSync(path.join(f.dir, `${name}.json`), JSON.stringify({ schema_version: 'variant/v1', name, cassettes }));
+    const sides = ['--a', path.join(f.dir, 'a.json'), '--b', path.join(f.dir, 'b.json')];
+    server = new FakeOpenAIServer(judgeReply);
+    const base = await server.start();
+    const live = path.join(f.dir, 'live');
+    const r1 = await runCli(['compare', f.suite, ...sides, '--judge-model', 'judge-m', '--judge-base-url', base, '--judge-record', f.judgeDir, '-o', live, '-q', '--no-html']);
+    expect(r1.code, r1.stderr).toBe(1);
+    expect(server.requests).toHaveLength(2);
+    expect(JSON.parse(readFileSync(path.join(f.judgeDir, 'capital.json'), 'utf8')).interactions).toHaveLength(2);
+    await server.stop();
+    server = null;
+    const replay = path.join(f.dir, 'replay');
+    const r2 = await runCli(['compare', f.suite, ...sides, '--judge-cassettes', f.judgeDir, '-o', replay, '-q', '--no-html']);
+    expect(r2.code, r2.stderr).toBe(1);
+    const rubricOf = (dir: string) => report(dir).tasks[0].checks.find((c: { type: string }) => c.type === 'rubric');
+    expect(rubricOf(path.join(replay, 'a'))).toMatchObject({ passed: true, judge_mode: 'replayed' });
+    expect(rubricOf(replay)).toMatchObject({ passed: false, judge_mode: 'replayed' });
+  });
+
   it('fails the task when the judge grades the answer below the rubric (a failed rule check names the reason)', async () => {
     const f = fixture('I think it is Lyon.');
     server = new FakeOpenAIServer(judgeReply);
