@@ -6,6 +6,7 @@ import { completed, errorTypes, eventType, maxSteps, policy, toolCalled } from '
 import { changedFiles, command, custom, file } from './outcomeChecks.js';
 import type { Check } from './types.js';
 import { JUDGED_CHECKS } from './judgedChecks.js';
+import { rubric } from './rubricChecks.js';
 
 /** Every check by its type name; a new CheckSpec type without a check here does not compile. */
 export const CHECKS: { [K in CheckType]: Check<K> } = {
@@ -22,6 +23,7 @@ export const CHECKS: { [K in CheckType]: Check<K> } = {
   file,
   changed_files: changedFiles,
   custom,
+  rubric,
 };
 
 export function runCheck(trace: Trace, spec: CheckSpec): CheckResult {

@@ -340,6 +340,13 @@ export const RULES: readonly ClassifierRule[] = [
       return over.length === 0 ? null : over.map((c) => ({ span_id: null, step: null, detail: c.reason }));
     },
   },
+  {
+    // Last: a rule check that failed names the cause more precisely than a judge's opinion.
+    reason: 'RUBRIC_FAILED',
+    layer: 'model',
+    summary: "the judge model graded the work below the task's rubric (its reasoning is the evidence)",
+    match: ({ checks }) => outcomeEvidence(failed(checks, 'rubric')),
+  },
 ];
 
 export const UNKNOWN_RULE: ClassifierRule = {

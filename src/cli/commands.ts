@@ -15,7 +15,7 @@ import { addGateOptions, artifactReporters, finishReport, GATE_HELP, loadGateInp
 import { Reporters } from '../reporters/runAll.js';
 import { withAdapters } from './runLifecycle.js';
 import { ensureWritableDir } from './outputDir.js';
-import { addRunOptions, buildAdapter, gateSummary, prepareRun, progressReporter, resolveRunOf, runInto, type RunFlags } from './runCommand.js';
+import { addRunOptions, buildAdapter, gateSummary, judgeOf, prepareRun, progressReporter, resolveRunOf, runInto, type RunFlags } from './runCommand.js';
 import { checkCompareEpochsFlags, pairedEpochsAuto } from './epochsAuto.js';
 import { loadVariant } from './variantOption.js';
 import { checkBaselineShares } from '../baseline/baselineOverlap.js';
@@ -185,6 +185,8 @@ export function registerCompare(program: Command, handle: Handle): void {
       const reportersA = new Reporters([progressReporter(flags, paired !== null)]);
       const reportersB = new Reporters([progressReporter(flags, paired !== null), ...artifactReporters(flags.html)]);
       const gate = gateSummary(gateInputs, 'B against A');
+      // One judge for both sides: A and B are graded alike, and --judge-record keeps both sides' verdicts.
+      const judge = judgeOf(runB, prepared);
       const { reportA, reportB } = await withAdapters([() => buildAdapter(flags, runA, prepared), () => buildAdapter(flags, runB, prepared)], async ([adapterA, adapterB]) => {
         for (const dir of [aDir, outDir]) checkOutputFolder(dir);
         checkResumeSettings(aDir, runSettingsOf(runA, adapterA!), flags.resume);
@@ -196,16 +198,16 @@ export function registerCompare(program: Command, handle: Handle): void {
           // Both sides run in stages together; B is diffed at the level of the look the run stopped at.
           process.stderr.write(`variant B (${variantB.name}) → ${path.relative(process.cwd(), outDir)}\n`);
           const [a, b] = await Promise.all([
-            runInto(prepared, flags, runA, aDir, adapterA!, { reporters: reportersA, gate, pairedSide: paired.side('a') }),
-            runInto(prepared, flags, runB, outDir, adapterB!, { reporters: reportersB, gate, pairedSide: paired.side('b') }),
+            runInto(prepared, flags, runA, aDir, adapterA!, { reporters: reportersA, gate, judge, pairedSide: paired.side('a') }),
+            runInto(prepared, flags, runB, outDir, adapterB!, { reporters: reportersB, gate, judge, pairedSide: paired.side('b') }),
           ]);
           await writeReportJson(prepared.redactor.deep(a), aDir);
           return { reportA: a, reportB: b };
         }
-        const a = await runInto(prepared, flags, runA, aDir, adapterA!, { reporters: reportersA, gate });
+        const a = await runInto(prepared, flags, runA, aDir, adapterA!, { reporters: reportersA, gate, judge });
         await writeReportJson(prepared.redactor.deep(a), aDir);
         process.stderr.write(`variant B (${variantB.name}) → ${path.relative(process.cwd(), outDir)}\n`);
-        const b = await runInto(prepared, flags, runB, outDir, adapterB!, { reporters: reportersB, gate });
+        const b = await runInto(prepared, flags, runB, outDir, adapterB!, { reporters: reportersB, gate, judge });
         return { reportA: a, reportB: b };
       });
       return finishReport(reportB, outDir, flags, {

@@ -1,6 +1,8 @@
 import { resolveSystem, secretsOf, type SystemPlan } from '../adapters/resolveSystem.js';
 import type { RunInfo, RunReport } from '../schema/report.js';
 import { RUN_DEFAULTS } from '../schema/runDefaults.js';
+import { resolveJudgePlan, type JudgeFlags, type JudgePlan } from '../runner/rubricJudge.js';
+import type { Task } from '../schema/task.js';
 import { epochCount } from './epochsAuto.js';
 import type { GateInputs } from './finishReport.js';
 import type { LoadedVariant } from './variantOption.js';
@@ -11,6 +13,8 @@ export interface RunInputs {
   policyTasksOnly: boolean;
   variant: LoadedVariant | null;
   gate: Pick<GateInputs, 'rules' | 'baseline'>;
+  /** The run's selected tasks (every shard's): one with a rubric check needs a judge. */
+  tasks?: readonly Task[];
 }
 
 /** The flags resolveRun reads (a subset of RunFlags, so it stays testable on its own). */
@@ -20,7 +24,7 @@ export type ResolveFlags = Parameters<typeof resolveSystem>[0]['flags'] & {
   maxEpochs?: number | undefined;
   tag?: string[] | undefined;
   grep?: string | undefined;
-};
+} & Partial<Omit<JudgeFlags, 'apiKeyEnv'>>;
 
 /**
  * Everything that decides what a run does, decided once (Inspect AI's ResolvedTask). Adapters, the
@@ -49,6 +53,8 @@ export interface ResolvedRun {
   readonly baseline: RunReport | null;
   /** Which tasks were selected and the limits they ran under, as the report records them. */
   readonly selection: RunInfo['selection'];
+  /** Where rubric checks get their verdicts (--judge-model, --judge-cassettes, or none). */
+  readonly judge: JudgePlan;
 }
 
 function agentOf(flags: ResolveFlags): string {
@@ -81,6 +87,7 @@ export function resolveRun(flags: ResolveFlags, env: Readonly<Record<string, str
     maxEpochs: epochCount(flags),
     alpha: inputs.gate.rules.alpha ?? RUN_DEFAULTS.alpha,
     baseline: inputs.gate.baseline?.report ?? null,
+    judge: Object.freeze(resolveJudgePlan(flags, env, inputs.tasks ?? [])),
     selection: Object.freeze({ tags: flags.tag?.length ? flags.tag : null, grep: flags.grep ?? null, max_steps: maxSteps, timeout_ms: flags.timeout }),
   };
   return Object.freeze(resolved);

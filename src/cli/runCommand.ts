@@ -21,6 +21,7 @@ import { safeRegex, type SafeRegex } from '../schema/safeRegex.js';
 import { MAX_TIMEOUT_MS, type Task } from '../schema/task.js';
 import { loadSuites, type LoadedSuite } from '../suite/loadSuite.js';
 import { executeRun } from '../runner/executeRun.js';
+import { RubricJudge } from '../runner/rubricJudge.js';
 import { CliError, EXIT, exitCodesHelp } from './exitCodes.js';
 import { addGateOptions, artifactReporters, finishReport, GATE_HELP, loadGateInputs, type GateFlags, type GateInputs } from './finishReport.js';
 import { defaultProgressReporter, PROGRESS_REPORTER_NAMES, PROGRESS_REPORTERS, type ProgressReporterName } from '../reporters/progress.js';
@@ -72,6 +73,11 @@ export interface RunFlags extends GateFlags {
   agentHeader?: string[];
   agentClock?: string;
   cassetteMatch?: CassetteMatch;
+  judgeModel?: string;
+  judgeBaseUrl?: string;
+  judgeApiKeyEnv?: string;
+  judgeCassettes?: string;
+  judgeRecord?: string;
 }
 
 /** The options shared by `run` and `compare`. */
@@ -92,6 +98,11 @@ export function addRunOptions(command: Command, { variant }: { variant: boolean 
         .choices(CASSETTE_MATCHES)
         .default('hash'),
     )
+    .option('--judge-model <name>', "the judge model of rubric checks, at any OpenAI-compatible endpoint (--judge-base-url, else OPENAI_BASE_URL, else api.openai.com); it grades with a fixed prompt (docs/checks.md#rubric) through the same retries and adaptive concurrency as the agent's model")
+    .option('--judge-base-url <url>', 'with --judge-model: its OpenAI-compatible endpoint, e.g. http://localhost:11434/v1')
+    .option('--judge-api-key-env <name>', "with --judge-model: environment variable that holds the judge's API key (default: --api-key-env)")
+    .option('--judge-record <dir>', "with --judge-model: also record the judge's replies as cassettes (<task_id>.json each) into this folder")
+    .option('--judge-cassettes <dir>', 'replay rubric verdicts from this folder of judge cassettes, no network (reports say the verdicts were replayed)')
     .option('--policy <file>', 'permission policy JSON for the harness (default: harness/policy/default-policy.json): tools, secret_paths, shell rules, and limits {processes, memory_mib, address_space_mib} for every command (docs/harness.md)')
     .addOption(
       new Option('--sandbox <mode>', 'how run_shell (or an --agent-cmd agent: its own PID namespace, nothing outlives the trial) is isolated: auto (bubblewrap when it works here, else a process group; the reason is in every trace and report), process, or bwrap (an error where bubblewrap cannot run). Under either, each command has a HOME of its own and the policy\'s limits, git runs with the repository\'s drivers off and tracked secrets withheld from its output, and grep -r skips the secret paths; bubblewrap also masks secret paths and their git objects')
@@ -178,7 +189,13 @@ export function prepareRun(suiteFiles: string[], flags: RunFlags): PreparedRun {
   const { selected, wholeRun, shard, policyTasksOnly } = selectTasks(flags, suites.flatMap((s) => s.tasks));
   checkTrialCount(wholeRun.length, flags);
   usePriceTable(priceTableOf(flags, suites));
-  return { suites, suiteDefaults: suiteDefaults(suites), tasks: selected, wholeRun, shard, policyTasksOnly, redactor: createRedactor(process.env, secretsOf({ flags, env: process.env })) };
+  return { suites, suiteDefaults: suiteDefaults(suites), tasks: selected, wholeRun, shard, policyTasksOnly, redactor: createRedactor(process.env, [...secretsOf({ flags, env: process.env }), ...judgeSecret(flags)]) };
+}
+
+/** The judge's own key, when it is read from another variable than the agent's. */
+function judgeSecret(flags: RunFlags): string[] {
+  const key = flags.judgeApiKeyEnv ? process.env[flags.judgeApiKeyEnv] : undefined;
+  return key ? [key] : [];
 }
 
 /** --price-table, else the suites' one header price_table; null for the shipped table. A bad file is exit 2. */
@@ -221,7 +238,7 @@ function runEnvironment(flags: RunFlags): NodeJS.ProcessEnv {
 
 /** The run resolved once from the flags, the environment, the suites, the variant and the gate inputs (src/cli/resolveRun.ts). */
 export function resolveRunOf(flags: RunFlags, variant: LoadedVariant | null, prepared: PreparedRun, gate: Pick<GateInputs, 'rules' | 'baseline'>): ResolvedRun {
-  return resolveRun(flags, runEnvironment(flags), { suiteDefaults: prepared.suiteDefaults, policyTasksOnly: prepared.policyTasksOnly, variant, gate });
+  return resolveRun(flags, runEnvironment(flags), { suiteDefaults: prepared.suiteDefaults, policyTasksOnly: prepared.policyTasksOnly, variant, gate, tasks: prepared.wholeRun });
 }
 
 /** The live endpoint a plan's model calls go to (the harness's, or the capture proxy's upstream); null for cassettes and no model. */
@@ -257,6 +274,13 @@ export interface RunHooks {
   gate: string;
   /** compare --epochs auto: this side's stages run together with the other side's. */
   pairedSide?: PairedSide;
+  /** A judge shared with another run (compare's two sides: one recording, one adaptive limit); else the run makes its own. */
+  judge?: RubricJudge | null;
+}
+
+/** The judge of a run's rubric checks, or null when no task has one. */
+export function judgeOf(run: ResolvedRun, prepared: PreparedRun): RubricJudge | null {
+  return run.judge.kind === 'none' ? null : new RubricJudge({ plan: run.judge, redactor: prepared.redactor, concurrency: run.concurrency, timeoutMs: run.timeoutMs });
 }
 
 /** A path as the header shows it: relative below the working folder, else absolute. */
@@ -296,6 +320,8 @@ export async function runInto(prepared: PreparedRun, flags: RunFlags, run: Resol
   const { reporters } = hooks;
   // A provider fault that errors the first trials alike stops the run before every task pays for it.
   const streak = new FaultStreak();
+  // One judge for the run's stages: its adaptive concurrency and recording span every trial.
+  const judge = hooks.judge !== undefined ? hooks.judge : judgeOf(run, prepared);
   let stopped: string | null = null;
   reporters.emit('onRunStart', {
     model: adapter.model,
@@ -323,6 +349,7 @@ export async function runInto(prepared: PreparedRun, flags: RunFlags, run: Resol
       resume,
       settings: runSettingsOf(run, adapter),
       selection: run.selection,
+      judge,
       signal: controller.signal,
       onTraceStored: (event) => reporters.traceStored(event),
       onTracePacked: (file, packed) => reporters.tracePacked(file, packed),
@@ -368,6 +395,8 @@ Models:
   --model M --base-url URL   any OpenAI-compatible server (OpenAI, vLLM, Ollama, llama.cpp, LiteLLM)
   --record DIR               with a live model: also write its responses as cassettes
   --cassette-match order     replay recordings by call order instead of by request hash
+  --judge-model M            the judge of rubric checks (--judge-base-url URL; --judge-record DIR records it)
+  --judge-cassettes DIR      replay the judge's recorded verdicts instead; reports say so
   --agent-clock +1d          run an --agent-cmd agent under libfaketime with its clock moved
 
 Your own agent (see docs/agents.md):

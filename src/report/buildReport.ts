@@ -2,6 +2,7 @@ import { checkReport } from './finalizeReport.js';
 import { REPORT_SCHEMA_VERSION, type RunInfo, type RunReport, type Summary, type TaskResult, type Trial } from '../schema/report.js';
 import { taskInput, type Task } from '../schema/task.js';
 import { activePriceTable } from '../checks/priceTable.js';
+import { rubricAgreement } from './rubricAgreement.js';
 import { countBy, distribution, ratio } from './stats.js';
 
 /** The sum of the priced trials' cost, or undefined when none was priced. */
@@ -55,6 +56,7 @@ export function summarize(tasks: TaskResult[], epochs: number): Summary {
   const durations = trials.map((t) => t.duration_ms);
   const usd = costOf(trials);
   const table = activePriceTable();
+  const agreement = rubricAgreement(trials);
   return {
     ...(usd !== undefined ? { cost: { usd, priced_trials: trials.filter((t) => t.cost_usd !== undefined).length, trials: trials.length, as_of: table.as_of, source: table.source } } : {}),
     total: tasks.length,
@@ -81,6 +83,7 @@ export function summarize(tasks: TaskResult[], epochs: number): Summary {
     epochs,
     pass_at_k: ratio(judgedTasks.filter((t) => (t.pass_fraction ?? 0) > 0).length, judgedTasks.length),
     pass_hat_k: ratio(judgedTasks.filter((t) => t.pass_fraction === 1).length, judgedTasks.length),
+    ...(agreement ? { rubric_agreement: agreement } : {}),
     by_tag: Object.fromEntries(
       tags.map((tag) => {
         const tagTrials = tasks.filter((t) => t.tags.includes(tag)).flatMap((t) => t.trials);

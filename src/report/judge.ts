@@ -1,6 +1,7 @@
 import { traceCost } from '../checks/priceTable.js';
 import { runChecks } from '../checks/registry.js';
 import { checkFault } from '../checks/outcomeChecks.js';
+import { rubricFault } from '../checks/rubricChecks.js';
 import { classify } from '../classify/classify.js';
 import type { Trial } from '../schema/report.js';
 import { asRunError, type RunError } from '../schema/runError.js';
@@ -60,6 +61,9 @@ export function judgeTrial(
   // An outcome or custom check that could not run or judge is the check's fault, not the agent's.
   const fault = checkFault(trace, task.checks);
   if (fault) return { ...shared, status: 'errored', recovered: false, error: { code: 'CHECK_ERROR', message: fault } };
+  // So is a rubric check whose judge failed or gave no verdict.
+  const judgeFault = rubricFault(trace, task.checks);
+  if (judgeFault) return { ...shared, status: 'errored', recovered: false, error: { code: 'JUDGE_ERROR', message: judgeFault } };
 
   const checks = runChecks(trace, task.checks);
   const passed = checks.every((c) => c.passed);

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { completeness } from '../report/completeness.js';
 import { describeDrop } from '../report/dropFigure.js';
 import type { RunReport } from '../schema/report.js';
-import { modelLabel } from './modelLabel.js';
+import { agreementLabel, judgeLabel, modelLabel } from './modelLabel.js';
 import { summaryCounts } from './summaryCounts.js';
 import type { Reporter } from './types.js';
 import { triageRows, triageText } from './triage.js';
@@ -57,6 +57,7 @@ export function summaryMarkdown(report: RunReport): string {
   lines.push(`## tracegate: ${pct(s.pass_rate)} pass rate ${verdict ? `— ${verdict}` : ''}`);
   lines.push('');
   lines.push(`**Model:** ${mdText(modelLabel(report.run.model))}${report.run.variant ? ` · **variant:** ${mdText(report.run.variant.name)}` : ''} · **sandbox:** ${mdText(report.run.sandbox)}${report.run.sandbox_reason ? ` (${mdText(report.run.sandbox_reason)})` : ''}`);
+  if (report.run.judge) lines.push(`**Judge:** ${mdText(judgeLabel(report.run.judge))}${s.rubric_agreement ? ` · ${mdText(agreementLabel(s.rubric_agreement))}` : ''}`);
   lines.push('');
   const counts = summaryCounts(report);
   lines.push(`| ${counts.head.join(' | ')} |`, `|${' ---: |'.repeat(counts.head.length)}`, `| ${counts.row.join(' | ')} |`);

@@ -1,7 +1,7 @@
 import { makeTable } from './table.js';
 import type { RunReport } from '../schema/report.js';
 import { completeness } from '../report/completeness.js';
-import { modelLabel } from './modelLabel.js';
+import { agreementLabel, judgeLabel, modelLabel } from './modelLabel.js';
 import { summaryCounts } from './summaryCounts.js';
 import { terminalSafe } from './terminalSafe.js';
 
@@ -26,6 +26,7 @@ export function formatTerminal(report: RunReport): string {
   const { summary: s, run } = report;
   const lines: string[] = [];
   lines.push(terminalSafe(`model: ${modelLabel(run.model)}`));
+  if (run.judge) lines.push(terminalSafe(`judge: ${judgeLabel(run.judge)}${s.rubric_agreement ? `; ${agreementLabel(s.rubric_agreement)}` : ''}`));
   lines.push(terminalSafe(`suites: ${run.suites.map((x) => x.path).join(', ')}  policy: ${run.policy}  sandbox: ${run.sandbox}${run.sandbox_reason ? ` (${run.sandbox_reason})` : ''}${run.epochs > 1 ? `  epochs: ${run.epochs}` : ''}${run.shard ? `  shard: ${run.shard.index}/${run.shard.total}` : ''}`));
   const notice = completeness(report).notice;
   if (notice) lines.push(terminalSafe(notice));

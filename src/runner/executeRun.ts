@@ -17,6 +17,7 @@ import { checkOutputFolder, clearPreviousRun, removeReports } from './previousRu
 import { RUN_SETTINGS_FILE, writeRunSettings, type RunSettings } from './runSettings.js';
 import { TrialWriter } from './trialWriter.js';
 import { probeOutcomes } from './outcomeProbe.js';
+import type { RubricJudge } from './rubricJudge.js';
 import { taskRowsFromJournal } from './reportFromJournal.js';
 
 export interface ExecuteOptions {
@@ -48,6 +49,8 @@ export interface ExecuteOptions {
   settings?: RunSettings;
   /** Which tasks were selected and the limits they ran under (merge compares them across shards). */
   selection?: RunInfo['selection'];
+  /** Grades the rubric checks after each trial (absent: no task has one). */
+  judge?: RubricJudge | null;
 }
 
 export const TRACES_DIR = 'traces';
@@ -113,7 +116,10 @@ export async function executeRun(options: ExecuteOptions): Promise<RunReport> {
       signal: options.signal,
       skip: isDone,
       onTrial,
-      afterRun: (task, trace, workspace) => probeOutcomes(task, trace, workspace, { mode: options.adapter.checkSandbox ?? 'process', signal: options.signal }),
+      afterRun: async (task, trace, workspace) => {
+        const probed = await probeOutcomes(task, trace, workspace, { mode: options.adapter.checkSandbox ?? 'process', signal: options.signal });
+        return options.judge ? options.judge.judge(task, probed, workspace, options.signal) : probed;
+      },
       ...(options.onTrialStart ? { onTrialStart: (task: Task, epoch: number) => options.onTrialStart!({ taskId: task.id, epoch }) } : {}),
       ...(options.onWaiting ? { onWaiting: options.onWaiting } : {}),
     });
@@ -136,6 +142,7 @@ export async function executeRun(options: ExecuteOptions): Promise<RunReport> {
     concurrency: options.concurrency,
     shard: options.shard,
     ...(options.selection ? { selection: options.selection } : {}),
+    ...(options.judge?.info ? { judge: options.judge.info } : {}),
     interrupted: options.signal.aborted,
     trials_planned: total,
   };

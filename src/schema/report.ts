@@ -5,6 +5,7 @@ import { DiffSchema } from './diff.js';
 import { GateResultSchema } from './gate.js';
 import { EvidenceSchema, FailureReasonSchema, LayerSchema, StatusSchema } from './taxonomy.js';
 import { ModelInfoSchema } from './trace.js';
+import { JUDGE_MODES, JudgeInfoSchema } from './rubric.js';
 
 /** report.json: versioned, validated on write and on every read (baselines are reports). */
 export const REPORT_SCHEMA_VERSION = 'report/v1';
@@ -19,6 +20,8 @@ export const CheckResultSchema = z.object({
   evidence: z.array(z.string()).default([]),
   /** A policy check failed because a forbidden call was executed or allowed. */
   violation: z.boolean().optional(),
+  /** A rubric check: how its verdict was obtained (live, replayed from a cassette, scripted). */
+  judge_mode: z.enum(JUDGE_MODES).optional(),
 });
 export type CheckResult = z.infer<typeof CheckResultSchema>;
 
@@ -85,6 +88,17 @@ export type TaskResult = z.infer<typeof TaskResultSchema>;
 const Distribution = z.object({ mean: z.number(), p50: z.number(), p90: z.number(), max: z.number() });
 export type Distribution = z.infer<typeof Distribution>;
 
+/** Trials where the rubric and the rule checks (every other check of the task) agree; rate = agree / trials. */
+export const RubricAgreementSchema = z.object({
+  trials: z.number().int().nonnegative(),
+  agree: z.number().int().nonnegative(),
+  rate: z.number().nullable(),
+  /** The rubric passed where the rules failed, and the other way round. */
+  rubric_only_passed: z.number().int().nonnegative(),
+  rules_only_passed: z.number().int().nonnegative(),
+});
+export type RubricAgreement = z.infer<typeof RubricAgreementSchema>;
+
 export const SummarySchema = z.object({
   total: z.number().int(),
   trials: z.number().int(),
@@ -113,6 +127,8 @@ export const SummarySchema = z.object({
   pass_at_k: z.number().nullable(),
   /** Share of tasks whose every trial passed (tau-bench's pass^k). */
   pass_hat_k: z.number().nullable(),
+  /** On judged trials of tasks with both a rubric and a rule check: how often the rubric's verdict matches the rule checks'. */
+  rubric_agreement: RubricAgreementSchema.optional(),
   by_tag: z.record(z.string(), z.object({ total: z.number(), passed: z.number(), pass_rate: z.number().nullable() })),
 });
 export type Summary = z.infer<typeof SummarySchema>;
@@ -145,6 +161,8 @@ export const RunInfoSchema = z.object({
   adaptive: AdaptiveRunSchema.optional(),
   /** Trials the run set out to do (tasks × epochs); fewer in `summary.trials` means a partial run. */
   trials_planned: z.number().int().nonnegative().optional(),
+  /** The judge model of the run's rubric checks (absent when no task has one). */
+  judge: JudgeInfoSchema.optional(),
   /** Set by `merge`: the shard outputs this report joins. */
   merged_from: z.array(z.string()).optional(),
 });

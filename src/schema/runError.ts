@@ -30,6 +30,8 @@ export const RUN_ERROR_CODES = [
   'NO_TRACE',
   /** An outcome or custom check could not run or judge (timed out, crashed, printed bad output). */
   'CHECK_ERROR',
+  /** A rubric check's judge failed after retries, answered no verdict, or its cassette has no answer. */
+  'JUDGE_ERROR',
   /** An external agent's trace records an error of its own (its code is kept in the message). */
   'AGENT_ERROR',
   ...BAD_INPUT,

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { TimeoutMsSchema, ToolLimitsShape, type ToolLimits } from './limits.js';
 import { JUDGED_CHECK_SCHEMAS } from './judgedCheckSpecs.js';
+import { RUBRIC_CHECK_SCHEMA } from './rubric.js';
 import { McpServerSchema } from './mcpServer.js';
 import { ErrorTypeSchema, PolicyDecisionSchema } from './trace.js';
 
@@ -82,6 +83,7 @@ export const CheckSpecSchema = z.discriminatedUnion('type', [
     module: z.string().min(1).optional(),
     timeout_ms: z.number().int().positive().max(3_600_000).optional(),
   }),
+  RUBRIC_CHECK_SCHEMA,
 ]);
 export type CheckSpec = z.infer<typeof CheckSpecSchema>;
 export type CheckType = CheckSpec['type'];

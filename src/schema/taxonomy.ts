@@ -28,6 +28,7 @@ export const FAILURE_REASONS = [
   'OUTCOME_UNMET',
   'CHANGED_FILES_OUT_OF_SCOPE',
   'CUSTOM_CHECK_FAILED',
+  'RUBRIC_FAILED',
   'UNKNOWN',
 ] as const;
 export const FailureReasonSchema = z.enum(FAILURE_REASONS);

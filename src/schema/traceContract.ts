@@ -39,6 +39,7 @@ export const CHECK_NEEDS: { [K in CheckType]: Need } = {
   file: need([], ['check'], ['checkKey', 'checkFacts', 'checkError']),
   changed_files: need([], ['check'], ['checkKey', 'checkFacts', 'checkError']),
   custom: need([], ['check'], ['checkKey', 'checkFacts', 'checkError']),
+  rubric: need([], ['check'], ['checkKey', 'checkFacts', 'checkError']),
 };
 
 export const RULE_NEEDS: { [R in FailureReason]: Need } = {
@@ -64,6 +65,7 @@ export const RULE_NEEDS: { [R in FailureReason]: Need } = {
   OUTCOME_UNMET: need([], ['check'], ['checkType', 'checkKey']),
   CHANGED_FILES_OUT_OF_SCOPE: need([], ['check'], ['checkType', 'checkKey']),
   CUSTOM_CHECK_FAILED: need([], ['check'], ['checkType', 'checkKey', 'checkFacts']),
+  RUBRIC_FAILED: need([], ['check'], ['checkType', 'checkKey', 'checkFacts']),
   UNKNOWN: need([], [], []),
 };
 

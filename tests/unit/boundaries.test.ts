@@ -38,7 +38,8 @@ const MAY_IMPORT: Readonly<Record<string, readonly string[]>> = {
   'src/baseline': ['src/schema', 'src/report', 'jstat'],
   'src/gate': ['src/schema', 'src/report'],
   'src/reporters': ['src/schema', 'src/report', 'cli-table3'],
-  'src/runner': ['src/schema', 'src/orchestrator', 'src/provider', 'src/report', 'src/suite', 'src/baseline', 'src/adapters'],
+  // checks and capture: the rubric judge builds its request with the checks' fixed prompt and replays or records cassettes as the proxy does.
+  'src/runner': ['src/schema', 'src/orchestrator', 'src/provider', 'src/checks', 'src/capture', 'src/report', 'src/suite', 'src/baseline', 'src/adapters'],
   // harness/ only through src/adapters/harnessAdapter.ts (the test below).
   'src/adapters': ['src/schema', 'src/provider', 'src/capture', 'src/orchestrator', 'harness'],
   'src/cli': ['src/schema', 'src/version.ts', 'src/provider', 'src/checks', 'src/classify', 'src/suite', 'src/orchestrator', 'src/traceio', 'src/report', 'src/baseline', 'src/gate', 'src/reporters', 'src/runner', 'src/adapters', 'src/capture', 'commander'],

@@ -6,7 +6,7 @@ import { completeness } from '../../report/completeness.js';
 import { packageFile } from '../../schema/packageFiles.js';
 import type { RunReport } from '../../schema/report.js';
 import { vocabularyForViewer } from '../../schema/traceVocabulary.js';
-import { modelLabel } from '../modelLabel.js';
+import { agreementLabel, judgeLabel, modelLabel } from '../modelLabel.js';
 import { buildCharts } from './charts.js';
 import { createRedactor } from '../../schema/redact.js';
 import { TraceSchema } from '../../schema/trace.js';
@@ -131,6 +131,7 @@ export async function* renderHtmlChunks(report: RunReport, options: RenderOption
     ...page,
     charts: buildCharts(report),
     modelLabel: modelLabel(report.run.model),
+    judgeLabel: report.run.judge ? `judge: ${judgeLabel(report.run.judge)}${report.summary.rubric_agreement ? `; ${agreementLabel(report.summary.rubric_agreement)}` : ''}` : null,
     notice: completeness(report).notice,
     embeddedTraces: traces.size,
     detailChunk: DETAIL_CHUNK,

@@ -72,6 +72,7 @@
       h('p', { class: 'suites' }, run.suites.map(function (x) { return x.path; }).join(', '),
         run.variant ? ' · variant ' + run.variant.name : '', ' · ', new Date(run.started_at).toLocaleString()),
       h('p', { class: 'model mode-' + mode, id: 'model-label' }, data.modelLabel),
+      data.judgeLabel ? h('p', { class: 'model mode-' + token(run.judge.mode), id: 'judge-label' }, data.judgeLabel) : null,
       data.notice ? h('p', { class: 'warning', id: 'run-notice' }, data.notice) : null,
       h('div', { class: 'cards' }, cards.map(function (c) { return h('div', { class: 'card' }, h('div', { class: 'value' }, String(c[1])), h('div', { class: 'label' }, c[0])); })),
       h('p', { class: 'meta' }, 'policy ', run.policy, ' · sandbox ', run.sandbox, ' · concurrency ', String(run.concurrency),
