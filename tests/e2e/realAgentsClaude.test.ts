@@ -1,15 +1,17 @@
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
-import { homedir } from 'node:os';
+import { homedir, machine } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runCli, tempDir } from '../helpers/cli.js';
+import { BIN, ROOT, runCli, tempDir, type CliResult } from '../helpers/cli.js';
 import { ProtocolServer, type ScriptedTurn } from '../helpers/protocolServers.js';
 
 /**
  * Claude Code from the npm registry (examples/agents/install.sh, run by .ci/run) through tracegate,
  * speaking Anthropic Messages (`HEAD /`, `POST /v1/messages?beta=true`, SSE): recorded against a
  * scripted loopback upstream that plays the model, then replayed with no upstream in another run's
- * trial folders, under bubblewrap, with the agent's clock a day later.
+ * trial folders, under bubblewrap, with the agent's clock a day later, as on a machine with another
+ * kernel (Claude Code writes `OS Version: Linux <uname -r>` into its system prompt).
  */
 const AGENTS_DIR = process.env['TRACEGATE_AGENTS_DIR'] ?? path.join(homedir(), '.cache', 'tracegate-agents');
 /** .ci/run sets it: there a missing agent is a failure, not a skip. */
@@ -63,6 +65,23 @@ const spans = (out: string, report: Report, id: string): Span[] => {
 };
 const toolNames = (s: Span[]) => s.filter((x) => x.kind === 'tool').map((x) => x.attributes['gen_ai.tool.name']);
 
+/**
+ * The CLI under setarch's UNAME26 personality: `uname -r` (and os.release()) read 2.6.x for
+ * tracegate and the agent alike, as on another machine. util-linux ships setarch, and Docker's
+ * default seccomp profile allows this personality.
+ */
+const UNAME26 = ['setarch', machine(), '--uname-2.6'];
+function runCliOnOtherKernel(args: string[], env: NodeJS.ProcessEnv): Promise<CliResult> {
+  return new Promise((resolve) => {
+    const child = spawn(UNAME26[0]!, [...UNAME26.slice(1), process.execPath, BIN, ...args], { cwd: ROOT, env: { ...process.env, NO_COLOR: '1', CI: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
 let server: ProtocolServer | null = null;
 afterEach(async () => {
   await server?.close();
@@ -107,8 +126,10 @@ describe('real agent: Claude Code (Anthropic Messages)', () => {
     await server.close();
     server = null;
 
+    const kernel = spawnSync(UNAME26[0]!, [...UNAME26.slice(1), 'uname', '-r'], { encoding: 'utf8' });
+    expect(kernel.stdout, `setarch --uname-2.6 gives another kernel release: ${kernel.stderr}`).toMatch(/^2\.6\./);
     const replayed = tempDir();
-    const again = await runCli(['run', SUITE, ...common, '--cassettes', cassettes, '--agent-clock', '+1d', '--sandbox', 'bwrap', '--out', replayed], { env: { ...env, ANTHROPIC_BASE_URL: '', ANTHROPIC_API_KEY: '' } });
+    const again = await runCliOnOtherKernel(['run', SUITE, ...common, '--cassettes', cassettes, '--agent-clock', '+1d', '--sandbox', 'bwrap', '--out', replayed], { ...env, ANTHROPIC_BASE_URL: '', ANTHROPIC_API_KEY: '' });
     const report = readReport(replayed);
     expect(verdicts(report), again.stderr).toEqual({ launch_code_001: 'passed:', backup_code_001: 'failed:FINAL_ANSWER_INCOMPLETE' });
     expect(report.run.model.mode).toBe('replayed');
