@@ -16,6 +16,11 @@ export interface TrialPlaces {
   temps?: ReadonlyArray<string | undefined> | undefined;
   /** The instants the trial's "today" is judged from (default: now; with --agent-clock also the agent's). */
   clocks?: readonly number[] | undefined;
+  /**
+   * The machine's kernel release (default: `os.release()`, what `uname -r` prints), which Claude
+   * Code writes into its system prompt (`OS Version: Linux 6.8.0-1017-azure`): another machine, another key.
+   */
+  osReleases?: readonly string[] | undefined;
 }
 
 /** A suite's masking pattern for a volatile value in tool output (a PID, a chunk id, a wall time). */
@@ -104,12 +109,19 @@ export class CassetteNormalizer {
 
   private readonly clocks: number[];
 
+  private readonly releases: RegExp[];
+
   /**
    * Only dates and epoch times within two days of one of the places' clocks are blanked, so a date
    * the task itself is about (a release date in a file) still keys the request.
    */
   constructor(places: TrialPlaces = {}, private readonly masks: readonly VolatileMask[] = []) {
     this.clocks = [...(places.clocks ?? [Date.now()])];
+    // Whole tokens only, and only a release that reads as one (a digit and a dot): `6.8.0` is not
+    // blanked inside `16.8.0.1`, and a bare `5` never is.
+    this.releases = (places.osReleases ?? [os.release()])
+      .filter((r) => /\d\.\d/.test(r))
+      .map((r) => new RegExp(`(?<![A-Za-z0-9_.-])${escape(r)}(?![A-Za-z0-9_.-])`, 'g'));
     const list: Array<[string, string]> = [];
     const add = (value: string | undefined, placeholder: string, slug: string | null) => {
       if (!value || value === '/' || value.length < 4) return;
@@ -145,11 +157,12 @@ export class CassetteNormalizer {
     return out;
   }
 
-  /** Text as the cassette key sees it: places, dates, per-request ids and the suite's masks blanked. */
+  /** Text as the cassette key sees it: places, dates, per-request ids, the kernel release and the suite's masks blanked. */
   keyText(text: string): string {
     let out = this.toStored(text);
     for (const mask of this.masks) out = mask.apply(out);
     for (const [regex, placeholder] of ID_PATTERNS) out = out.replace(regex, placeholder);
+    for (const regex of this.releases) out = out.replace(regex, '<tracegate:os-release>');
     out = out.replace(EPOCH_MS, (m) => (this.isToday(Number(m)) ? '<tracegate:epoch-ms>' : m));
     for (const regex of DATE_PATTERNS) out = out.replace(regex, (m) => (this.isToday(Date.parse(m.replace(/(\d)(?:st|nd|rd|th)\b/, '$1'))) ? '<tracegate:date>' : m));
     return out;

@@ -1,3 +1,4 @@
+import os from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { CassetteNormalizer, pathSlug, volatileMask } from '../../src/capture/cassetteNormalize.js';
 
@@ -27,6 +28,19 @@ describe('cassette normalization', () => {
       { role: 'user', content: [{ type: 'text', text: 'hi' }] },
     ]);
     expect(n.key({ properties: { id: { type: 'string' } } })).toEqual({ properties: { id: { type: 'string' } } });
+  });
+
+  it('the machine’s kernel release is blanked in the key as a whole token, so a recording replays on another machine', () => {
+    const here = new CassetteNormalizer({ osReleases: ['6.18.44-fc-v1045'], clocks: [NOW] });
+    const ci = new CassetteNormalizer({ osReleases: ['6.8.0-1017-azure'], clocks: [NOW] });
+    // Claude Code 2.1.197's system prompt, as each machine writes it.
+    expect(here.keyText(' - OS Version: Linux 6.18.44-fc-v1045\n')).toBe(' - OS Version: Linux <tracegate:os-release>\n');
+    expect(ci.keyText(' - OS Version: Linux 6.8.0-1017-azure\n')).toBe(here.keyText(' - OS Version: Linux 6.18.44-fc-v1045\n'));
+    // Not inside a longer version, not a release with no dot, and never in what a cassette stores.
+    const darwin = new CassetteNormalizer({ osReleases: ['23.1.0', '5'], clocks: [NOW] });
+    expect(darwin.keyText('Darwin 23.1.0; lib 123.1.0, 23.1.0.4, v5')).toBe('Darwin <tracegate:os-release>; lib 123.1.0, 23.1.0.4, v5');
+    expect(here.toStored('Linux 6.18.44-fc-v1045')).toBe('Linux 6.18.44-fc-v1045');
+    expect(new CassetteNormalizer().keyText(`Linux ${os.release()}`)).toBe('Linux <tracegate:os-release>');
   });
 
   it('a mask pattern RE2 cannot run is refused with the reason', () => {
