@@ -44,13 +44,13 @@ const LANGSMITH_NOT_MODEL = new Set(['prompt', 'parser', 'chain', 'retriever', '
 const VERCEL_CALL = /^ai\.(generateText|streamText|generateObject|streamObject)$/;
 const VERCEL_MODEL = /^ai\.(generateText|streamText|generateObject|streamObject)\.do(Generate|Stream)$/;
 
-type Kind = 'agent' | 'llm' | 'tool' | 'compression' | null;
+type Kind = 'agent' | 'llm' | 'tool' | 'compression' | 'check' | null;
 
 /** Which tracegate span kind an OTel span is, by GenAI, OpenInference, Vercel AI SDK or tracegate names. */
 export function kindOf(span: OtelSpan): Kind {
   const a = span.attributes;
   const own = str(a[EXPORT_KEYS.spanKind]);
-  if (own === 'agent' || own === 'llm' || own === 'tool' || own === 'compression') return own;
+  if (own === 'agent' || own === 'llm' || own === 'tool' || own === 'compression' || own === 'check') return own;
   // LangSmith's exporter writes `gen_ai.operation.name: chat` on prompt-template runs too: its run type decides.
   const langsmith = str(a['langsmith.span.kind']);
   if (langsmith === 'llm') return 'llm';
@@ -348,8 +348,9 @@ function oneTrace(traceId: string, spans: OtelSpan[], format: string, fallbackTa
     else if (kind === 'tool') {
       if (turns.length === 0) turns.push({ model: null, tools: [] });
       turns.at(-1)!.tools.push(toolCall(s));
-    } else if (kind === 'compression') {
-      otherSpans.push({ span_id: s.spanId, parent_id: root?.spanId ?? null, kind: 'compression', name: s.name, start: s.start ?? '', end: s.end ?? s.start ?? '', status: s.status === 'error' ? 'error' : 'ok', attributes: keep(s.attributes), events: events(s) });
+    } else if (kind === 'compression' || kind === 'check') {
+      // tracegate's own: a compression, or an outcome check or judge verdict that `score` judges again.
+      otherSpans.push({ span_id: s.spanId, parent_id: root?.spanId ?? null, kind, name: s.name, start: s.start ?? '', end: s.end ?? s.start ?? '', status: s.status === 'error' ? 'error' : 'ok', attributes: keep(s.attributes), events: events(s) });
     } else if (kind === null) skipped++;
   }
 
