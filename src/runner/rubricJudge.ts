@@ -43,7 +43,6 @@ export class RubricJudge {
   private readonly limiter: EndpointLimiter;
   private readonly replay: CassetteReplay | null = null;
   private readonly recorder: CassetteRecorder | null = null;
-  private readonly calls = new Map<string, number>();
 
   constructor(private readonly options: JudgeOptions) {
     const { plan } = options;
@@ -71,7 +70,7 @@ export class RubricJudge {
       const start = new Date().toISOString();
       let found: { facts?: RubricFacts; error?: string };
       try {
-        found = await this.verdict(task.id, spec, shown, signal);
+        found = await this.verdict(task.id, spec, i + 1, shown, signal);
       } catch (error) {
         if (signal?.aborted) throw error;
         found = { error: `the judge failed: ${(error as Error).message}` };
@@ -96,13 +95,12 @@ export class RubricJudge {
     return { ...trace, spans: [...trace.spans, ...spans] };
   }
 
-  private async verdict(taskId: string, spec: RubricSpec, trace: Trace, signal: AbortSignal | undefined): Promise<{ facts?: RubricFacts; error?: string }> {
+  /** `nth`: which rubric check of the trial this is; a script cassette gives every trial its nth reply for it. */
+  private async verdict(taskId: string, spec: RubricSpec, nth: number, trace: Trace, signal: AbortSignal | undefined): Promise<{ facts?: RubricFacts; error?: string }> {
     const { plan } = this.options;
     if (plan.kind === 'none') return { error: 'no judge: pass --judge-model NAME (an OpenAI-compatible endpoint) or --judge-cassettes DIR' };
     const request = judgeRequest(spec, trace, plan.kind === 'live' ? plan.model : (this.replay!.models(taskId)[0] ?? 'unknown'));
     const hash = requestHash(request);
-    const nth = (this.calls.get(taskId) ?? 0) + 1;
-    this.calls.set(taskId, nth);
     let reply: ChatReply;
     if (plan.kind === 'cassettes') {
       const found = this.replay!.find(taskId, hash, nth);
@@ -156,10 +154,10 @@ export interface JudgeFlags {
 
 /**
  * Which judge a run's rubric checks get, decided once: --judge-model (live, recorded with
- * --judge-record), else --judge-cassettes, else none. A task with a rubric check and no judge is bad
+ * --judge-record), else --judge-cassettes, else the suite header's judge_cassettes, else none. A task with a rubric check and no judge is bad
  * input naming the task's file and line, never a silent pass. Throws AdapterConfigError (exit 2).
  */
-export function resolveJudgePlan(flags: JudgeFlags, env: Readonly<Record<string, string | undefined>>, tasks: readonly Task[]): JudgePlan {
+export function resolveJudgePlan(flags: JudgeFlags, env: Readonly<Record<string, string | undefined>>, tasks: readonly Task[], suiteCassettes: string | null = null): JudgePlan {
   const bad = (message: string): never => {
     throw new AdapterConfigError(message);
   };
@@ -184,6 +182,8 @@ export function resolveJudgePlan(flags: JudgeFlags, env: Readonly<Record<string,
     if (!existsSync(flags.judgeCassettes)) bad(`--judge-cassettes ${flags.judgeCassettes}: no such folder`);
     return { kind: 'cassettes', dir: flags.judgeCassettes };
   }
+  // The header's folder was checked when the suite loaded (validate names it).
+  if (suiteCassettes) return { kind: 'cassettes', dir: suiteCassettes };
   const graded = tasks.find((t) => t.checks.some((c) => c.type === 'rubric'));
   if (graded) bad(`${graded.source.file}:${graded.source.line}: task ${graded.id} has a rubric check, which needs a judge: pass --judge-model NAME (with --judge-base-url URL for a local endpoint), or --judge-cassettes DIR to replay recorded verdicts`);
   return { kind: 'none' };
