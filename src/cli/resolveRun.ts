@@ -9,7 +9,7 @@ import type { LoadedVariant } from './variantOption.js';
 
 /** What `resolveRun` reads besides the flags: the suites' selection and header, the variant, the gate inputs (each file read once, before). */
 export interface RunInputs {
-  suiteDefaults: Parameters<typeof resolveSystem>[0]['suite'];
+  suiteDefaults: Parameters<typeof resolveSystem>[0]['suite'] & { judgeCassettes?: string | null };
   policyTasksOnly: boolean;
   variant: LoadedVariant | null;
   gate: Pick<GateInputs, 'rules' | 'baseline'>;
@@ -87,7 +87,7 @@ export function resolveRun(flags: ResolveFlags, env: Readonly<Record<string, str
     maxEpochs: epochCount(flags),
     alpha: inputs.gate.rules.alpha ?? RUN_DEFAULTS.alpha,
     baseline: inputs.gate.baseline?.report ?? null,
-    judge: Object.freeze(resolveJudgePlan(flags, env, inputs.tasks ?? [])),
+    judge: Object.freeze(resolveJudgePlan(flags, env, inputs.tasks ?? [], inputs.suiteDefaults.judgeCassettes ?? null)),
     selection: Object.freeze({ tags: flags.tag?.length ? flags.tag : null, grep: flags.grep ?? null, max_steps: maxSteps, timeout_ms: flags.timeout }),
   };
   return Object.freeze(resolved);

@@ -173,7 +173,7 @@ function selectTasks(flags: RunFlags, tasks: Task[]) {
 export interface PreparedRun {
   suites: LoadedSuite[];
   /** What the suites' header lines ask for (one value across all suites). */
-  suiteDefaults: { cassettes: string | null; policy: string | null; mcpServers: McpServerSpec[] | null };
+  suiteDefaults: { cassettes: string | null; judgeCassettes: string | null; policy: string | null; mcpServers: McpServerSpec[] | null };
   tasks: Task[];
   /** The selected tasks of the whole run, every shard's: what a baseline is compared with. */
   wholeRun: Task[];
@@ -215,16 +215,17 @@ function priceTableOf(flags: RunFlags, suites: LoadedSuite[]): PriceTable | null
   return parsed.table;
 }
 
-/** Suites run together must agree on their header's cassettes and policy. */
+/** Suites run together must agree on their header's cassettes, judge cassettes and policy. */
 function suiteDefaults(suites: LoadedSuite[]): PreparedRun['suiteDefaults'] {
-  const pick = (key: 'cassettes' | 'policy') => {
+  const FLAG = { cassettes: '--cassettes', judgeCassettes: '--judge-cassettes', policy: '--policy' } as const;
+  const pick = (key: keyof typeof FLAG) => {
     const values = [...new Set(suites.map((s) => s.header[key]).filter((v): v is string => v !== null))];
-    if (values.length > 1) throw new CliError(`the suites name different ${key} (${values.join(', ')}); run them separately or pass --${key === 'cassettes' ? 'cassettes' : 'policy'}`, EXIT.BAD_INPUT);
+    if (values.length > 1) throw new CliError(`the suites name different ${FLAG[key].slice(2)} (${values.join(', ')}); run them separately or pass ${FLAG[key]}`, EXIT.BAD_INPUT);
     return values[0] ?? null;
   };
   const servers = [...new Set(suites.map((s) => s.header.mcpServers).filter((v) => v !== null).map((v) => JSON.stringify(v)))];
   if (servers.length > 1) throw new CliError('the suites name different mcp_servers; run them separately', EXIT.BAD_INPUT);
-  return { cassettes: pick('cassettes'), policy: pick('policy'), mcpServers: servers[0] ? (JSON.parse(servers[0]) as McpServerSpec[]) : null };
+  return { cassettes: pick('cassettes'), judgeCassettes: pick('judgeCassettes'), policy: pick('policy'), mcpServers: servers[0] ? (JSON.parse(servers[0]) as McpServerSpec[]) : null };
 }
 
 /** The environment the run reads: the other protocols' upstream flags stand in for their variables. */

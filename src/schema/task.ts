@@ -190,6 +190,8 @@ export const SuiteHeaderSchema = z.strictObject({
     description: z.string().optional(),
     /** Cassettes replayed when no model is named on the command line (reports say so). */
     cassettes: z.string().min(1).optional(),
+    /** Judge cassettes that rubric checks replay from when no judge is named on the command line. */
+    judge_cassettes: z.string().min(1).optional(),
     /** The permission policy the harness runs this suite under. */
     policy: z.string().min(1).optional(),
     /** A price table JSON for cost (docs/checks.md#cost), relative to the suite file. */

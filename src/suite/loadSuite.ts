@@ -33,7 +33,7 @@ export interface LoadedSuite {
   path: string;
   sha256: string;
   /** From the header line, with paths resolved against the suite's folder. */
-  header: { description: string | null; cassettes: string | null; policy: string | null; priceTable: string | null; mcpServers: McpServerSpec[] | null; errorPatterns: Array<{ pattern: string; error_type: string }>; maskPatterns: Array<{ pattern: string; replacement?: string | undefined }> };
+  header: { description: string | null; cassettes: string | null; judgeCassettes: string | null; policy: string | null; priceTable: string | null; mcpServers: McpServerSpec[] | null; errorPatterns: Array<{ pattern: string; error_type: string }>; maskPatterns: Array<{ pattern: string; replacement?: string | undefined }> };
   tasks: Task[];
   /** Accepted but probably wrong (an event type no trace tracegate knows carries); `validate` prints them. */
   warnings: SuiteIssue[];
@@ -181,7 +181,7 @@ function parseHeader(json: object, at: { file: string; line: number; baseDir: st
     issues.push(...zodIssues(parsed.error, at.file, at.line));
     return null;
   }
-  const { description, cassettes, policy, price_table: priceTable, mcp_servers, error_patterns: errorPatterns = [], mask_patterns: maskPatterns = [] } = parsed.data.suite;
+  const { description, cassettes, judge_cassettes: judgeCassettes, policy, price_table: priceTable, mcp_servers, error_patterns: errorPatterns = [], mask_patterns: maskPatterns = [] } = parsed.data.suite;
   errorPatterns.forEach((p, i) => {
     const problem = regexProblem(p.pattern);
     if (problem) issues.push({ file: at.file, line: at.line, field: `suite.error_patterns.${i}.pattern`, message: problem });
@@ -201,6 +201,7 @@ function parseHeader(json: object, at: { file: string; line: number; baseDir: st
   return {
     description: description ?? null,
     cassettes: resolveIn(cassettes, 'cassettes'),
+    judgeCassettes: resolveIn(judgeCassettes, 'judge_cassettes'),
     policy: resolveIn(policy, 'policy'),
     priceTable: resolveIn(priceTable, 'price_table'),
     mcpServers: mcp_servers ? resolveMcpServerPaths(mcp_servers, at.baseDir) : null,
@@ -251,7 +252,7 @@ export function loadSuite(file: string): LoadedSuite {
   const warnings: SuiteIssue[] = [];
   const firstLine = new Map<string, number>();
   const checkedWorkspaces = new Map<string, string | null>();
-  const header: LoadedSuite['header'] = { description: null, cassettes: null, policy: null, priceTable: null, mcpServers: null, errorPatterns: [], maskPatterns: [] };
+  const header: LoadedSuite['header'] = { description: null, cassettes: null, judgeCassettes: null, policy: null, priceTable: null, mcpServers: null, errorPatterns: [], maskPatterns: [] };
   let sawEntry = false;
 
   text.split(/\r?\n/).forEach((content, index) => {
