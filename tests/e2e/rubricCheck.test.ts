@@ -158,6 +158,25 @@ describe('rubric check', () => {
     expect(report(out).tasks[0].trials[0].error).toMatchObject({ code: 'JUDGE_ERROR' });
   });
 
+  it("replays verdicts from the suite header's judge_cassettes; a missing folder there is bad input naming the field", async () => {
+    const f = fixture();
+    server = new FakeOpenAIServer(judgeReply);
+    const base = await server.start();
+    await runCli(['run', f.suite, '--cassettes', f.agent, '--judge-model', 'judge-m', '--judge-base-url', base, '--judge-record', f.judgeDir, '-o', path.join(f.dir, 'live'), '-q', '--no-html']);
+    await server.stop();
+    server = null;
+    const body = readFileSync(f.suite, 'utf8');
+    writeFileSync(f.suite, JSON.stringify({ suite: { judge_cassettes: 'judge' } }) + '\n' + body);
+    const out = path.join(f.dir, 'header');
+    const r = await runCli(['run', f.suite, '--cassettes', f.agent, '-o', out, '-q', '--no-html']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(report(out).run.judge).toMatchObject({ mode: 'replayed' });
+    writeFileSync(f.suite, JSON.stringify({ suite: { judge_cassettes: 'nowhere' } }) + '\n' + body);
+    const bad = await runCli(['validate', f.suite]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/suite\.jsonl:1: field suite\.judge_cassettes: .*nowhere does not exist/);
+  });
+
   it('validate refuses a bad rubric spec with file, line and field', async () => {
     const dir = tempDir();
     const file = path.join(dir, 'rubric.jsonl');
