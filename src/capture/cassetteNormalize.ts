@@ -81,6 +81,17 @@ const ID_PATTERNS: Array<[RegExp, string]> = [
   // A run folder of tracegate's own (a scratch folder under another temporary root).
   [/tracegate-run-\d+-[A-Za-z0-9]+/g, 'tracegate-run-<tracegate:run>'],
 ];
+/**
+ * What a coding CLI's shell tool prints around a command's output that differs on every run: Codex's
+ * `exec_command` header (`Chunk ID: f01815`, `Wall time: 0.0021 seconds`, `Process running with
+ * session ID 12345`) and its older shell tool's `"duration_seconds": 0.1` metadata.
+ */
+const TOOL_OUTPUT_NOISE: Array<[RegExp, string]> = [
+  [/(\bChunk ID: )[0-9A-Za-z]+/g, '$1<tracegate:chunk>'],
+  [/(\bWall time:? )\d+(?:\.\d+)?(?=\s*seconds\b)/g, '$1<tracegate:duration>'],
+  [/(\bProcess running with session ID )\d+/g, '$1<tracegate:session>'],
+  [/("duration_seconds\\?"\s*:\s*)\d+(?:\.\d+)?/g, '$1<tracegate:duration>'],
+];
 
 /**
  * Fields of a conversation's messages that are per request, never the agent's choice: item and call
@@ -149,7 +160,7 @@ export class CassetteNormalizer {
   keyText(text: string): string {
     let out = this.toStored(text);
     for (const mask of this.masks) out = mask.apply(out);
-    for (const [regex, placeholder] of ID_PATTERNS) out = out.replace(regex, placeholder);
+    for (const [regex, placeholder] of [...ID_PATTERNS, ...TOOL_OUTPUT_NOISE]) out = out.replace(regex, placeholder);
     out = out.replace(EPOCH_MS, (m) => (this.isToday(Number(m)) ? '<tracegate:epoch-ms>' : m));
     for (const regex of DATE_PATTERNS) out = out.replace(regex, (m) => (this.isToday(Date.parse(m.replace(/(\d)(?:st|nd|rd|th)\b/, '$1'))) ? '<tracegate:date>' : m));
     return out;

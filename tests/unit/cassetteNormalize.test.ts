@@ -22,6 +22,18 @@ describe('cassette normalization', () => {
     );
   });
 
+  it('the chunk id, wall time and session id around a Codex command’s output are blanked in the key; the output is kept', () => {
+    // A function_call_output as Codex 0.171's exec_command sends it.
+    const first = 'Chunk ID: f01815\nWall time: 0.0000 seconds\nProcess exited with code 0\nOriginal token count: 7\nOutput:\nThe launch code is AZURE-7.\n';
+    const second = 'Chunk ID: 141cb3\nWall time: 0.0213 seconds\nProcess exited with code 0\nOriginal token count: 7\nOutput:\nThe launch code is AZURE-7.\n';
+    expect(n.keyText(first)).toBe('Chunk ID: <tracegate:chunk>\nWall time: <tracegate:duration> seconds\nProcess exited with code 0\nOriginal token count: 7\nOutput:\nThe launch code is AZURE-7.\n');
+    expect(n.keyText(second)).toBe(n.keyText(first));
+    expect(n.keyText('Chunk ID: 9a\nWall time: 10.0021 seconds\nProcess running with session ID 4242\nOutput:\n')).toBe('Chunk ID: <tracegate:chunk>\nWall time: <tracegate:duration> seconds\nProcess running with session ID <tracegate:session>\nOutput:\n');
+    expect(n.keyText('{"output":"hi\\n","metadata":{"exit_code":0,"duration_seconds":0.5}}')).toBe('{"output":"hi\\n","metadata":{"exit_code":0,"duration_seconds":<tracegate:duration>}}');
+    // A different exit code or output still keys differently.
+    expect(n.keyText(first.replace('code 0', 'code 1'))).not.toBe(n.keyText(first));
+  });
+
   it('per-request fields are dropped inside messages, never inside a tool schema', () => {
     expect(n.key([{ role: 'user', content: [{ type: 'text', text: 'hi', cache_control: { type: 'ephemeral' } }], id: 'msg_1', metadata: { user_id: 'u' } }], true)).toEqual([
       { role: 'user', content: [{ type: 'text', text: 'hi' }] },
