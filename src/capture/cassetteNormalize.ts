@@ -84,13 +84,16 @@ const ID_PATTERNS: Array<[RegExp, string]> = [
 /**
  * What a coding CLI's shell tool prints around a command's output that differs on every run: Codex's
  * `exec_command` header (`Chunk ID: f01815`, `Wall time: 0.0021 seconds`, `Process running with
- * session ID 12345`) and its older shell tool's `"duration_seconds": 0.1` metadata.
+ * session ID 12345`), the same as JSON in its code mode (`"chunk_id":"43745a"`,
+ * `"wall_time_seconds":0.000008449`, `Wall time 0.2 seconds`) and its older shell tool's
+ * `"duration_seconds": 0.1` metadata.
  */
 const TOOL_OUTPUT_NOISE: Array<[RegExp, string]> = [
   [/(\bChunk ID: )[0-9A-Za-z]+/g, '$1<tracegate:chunk>'],
   [/(\bWall time:? )\d+(?:\.\d+)?(?=\s*seconds\b)/g, '$1<tracegate:duration>'],
   [/(\bProcess running with session ID )\d+/g, '$1<tracegate:session>'],
-  [/("duration_seconds\\?"\s*:\s*)\d+(?:\.\d+)?/g, '$1<tracegate:duration>'],
+  [/("chunk_id\\?"\s*:\s*\\?")[0-9A-Za-z]+/g, '$1<tracegate:chunk>'],
+  [/("(?:duration|wall_time)_seconds\\?"\s*:\s*)\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/g, '$1<tracegate:duration>'],
 ];
 
 /**

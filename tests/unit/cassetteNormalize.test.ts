@@ -30,6 +30,10 @@ describe('cassette normalization', () => {
     expect(n.keyText(second)).toBe(n.keyText(first));
     expect(n.keyText('Chunk ID: 9a\nWall time: 10.0021 seconds\nProcess running with session ID 4242\nOutput:\n')).toBe('Chunk ID: <tracegate:chunk>\nWall time: <tracegate:duration> seconds\nProcess running with session ID <tracegate:session>\nOutput:\n');
     expect(n.keyText('{"output":"hi\\n","metadata":{"exit_code":0,"duration_seconds":0.5}}')).toBe('{"output":"hi\\n","metadata":{"exit_code":0,"duration_seconds":<tracegate:duration>}}');
+    // Codex's code mode: its exec cell's header and exec_command's result as JSON.
+    expect(n.keyText('Script completed\nWall time 0.2 seconds\nOutput:\n{"chunk_id":"43745a","wall_time_seconds":0.000008449,"exit_code":0,"original_token_count":7,"output":"AZURE-7\\n"} {"wall_time_seconds":1e-7}')).toBe(
+      'Script completed\nWall time <tracegate:duration> seconds\nOutput:\n{"chunk_id":"<tracegate:chunk>","wall_time_seconds":<tracegate:duration>,"exit_code":0,"original_token_count":7,"output":"AZURE-7\\n"} {"wall_time_seconds":<tracegate:duration>}',
+    );
     // A different exit code or output still keys differently.
     expect(n.keyText(first.replace('code 0', 'code 1'))).not.toBe(n.keyText(first));
   });
