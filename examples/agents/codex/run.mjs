@@ -16,9 +16,11 @@ const agents = process.env.TRACEGATE_AGENTS_DIR ?? path.join(os.homedir(), '.cac
 const home = process.env.TRACEGATE_HOME ?? path.join(os.tmpdir(), `tracegate-codex-${process.pid}`);
 const codexHome = path.join(home, '.codex');
 mkdirSync(codexHome, { recursive: true });
-// A model from Codex's own catalog, so its tool set (exec_command, apply_patch, …) does not change
-// with the CLI's default model.
-const model = process.env.OPENAI_MODEL || 'gpt-5.5';
+// The model: `--model NAME` after the wrapper (`run.mjs --model gpt-6.2-sol`, which a replay keeps
+// too), else OPENAI_MODEL (tracegate's --model), else one from Codex's own catalog, so its tool set
+// (exec_command, apply_patch, …) does not change with the CLI's default model.
+const flag = process.argv.indexOf('--model');
+const model = (flag > 1 && process.argv[flag + 1]) || process.env.OPENAI_MODEL || 'gpt-5.5';
 const toml = (s) => JSON.stringify(String(s));
 writeFileSync(path.join(codexHome, 'config.toml'), [
   `model = ${toml(model)}`,
