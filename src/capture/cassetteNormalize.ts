@@ -55,8 +55,12 @@ export function pathSlug(p: string): string {
 }
 
 const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-/** A place as it appears in text: not as the beginning of a longer name (`/tmp` is not in `/tmpx`). */
-const placeRegex = (place: string): RegExp => new RegExp(`${escape(place)}(?![A-Za-z0-9_.-])`, 'g');
+/**
+ * A place as it appears in text: not as the beginning of a longer name (`/tmp` is not in `/tmpx`),
+ * nor as the end of one or a closing tag (a HOME of `/root` is not in `/srv/root`, nor in Codex's
+ * `<workspace_roots><root>…</root>`, which would otherwise key differently on a machine whose HOME it is).
+ */
+const placeRegex = (place: string): RegExp => new RegExp(`(?<![A-Za-z0-9_.~<-])${escape(place)}(?![A-Za-z0-9_.-])`, 'g');
 
 const MONTHS = 'January|February|March|April|May|June|July|August|September|October|November|December';
 const DAYS = 'Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday';

@@ -14,6 +14,13 @@ describe('cassette normalization', () => {
     expect(other.fromStored('<tracegate:workspace>/a.py in <tracegate:workspace-slug>, <tracegate:home>/x')).toBe('/tmp/tracegate-run-9-QqQ/1/a.py in -tmp-tracegate-run-9-QqQ-1, /h/home/x');
   });
 
+  it('a HOME of /root is a place only where a path starts: never in a closing tag or inside another path', () => {
+    // Codex 0.171's environment context, as a trial whose tracegate HOME is /root sees it.
+    expect(n.toStored('<workspace_roots><root>/tmp/tracegate-run-7-AbC/3</root></workspace_roots> /srv/root ~/root x/root "/root/.npmrc" (/root)')).toBe(
+      '<workspace_roots><root><tracegate:workspace></root></workspace_roots> /srv/root ~/root x/root "<tracegate:home>/.npmrc" (<tracegate:home>)',
+    );
+  });
+
   it('today’s dates, epoch milliseconds and UUIDs are blanked in the key; a date two weeks away is kept', () => {
     expect(n.keyText("Today's date is 2026-06-10. Also Wednesday, June 10, 2026; Wed Jun 10 2026; Wed Jun 10 12:00:01 UTC 2026; 6/11/2026; at 2026-06-09T23:59:59.123Z"))
       .toBe("Today's date is <tracegate:date>. Also <tracegate:date>; <tracegate:date>; <tracegate:date>; <tracegate:date>; at <tracegate:date>");
