@@ -86,18 +86,20 @@ const ID_PATTERNS: Array<[RegExp, string]> = [
   [/tracegate-run-\d+-[A-Za-z0-9]+/g, 'tracegate-run-<tracegate:run>'],
 ];
 /**
- * What a coding CLI's shell tool prints around a command's output that differs on every run: Codex's
- * `exec_command` header (`Chunk ID: f01815`, `Wall time: 0.0021 seconds`, `Process running with
- * session ID 12345`), the same as JSON in its code mode (`"chunk_id":"43745a"`,
- * `"wall_time_seconds":0.000008449`, `Wall time 0.2 seconds`) and its older shell tool's
- * `"duration_seconds": 0.1` metadata.
+ * What a coding CLI writes that differs by run or machine, never the agent's choice. Around a
+ * command's output, on every run: Codex's `exec_command` header (`Chunk ID: f01815`, `Wall time:
+ * 0.0021 seconds`, `Process running with session ID 12345`), the same as JSON in its code mode
+ * (`"chunk_id":"43745a"`, `"wall_time_seconds":0.000008449`, `Wall time 0.2 seconds`) and its older
+ * shell tool's `"duration_seconds": 0.1` metadata. In its prompt: the machine's time zone.
  */
-const TOOL_OUTPUT_NOISE: Array<[RegExp, string]> = [
+const CLI_NOISE: Array<[RegExp, string]> = [
   [/(\bChunk ID: )[0-9A-Za-z]+/g, '$1<tracegate:chunk>'],
   [/(\bWall time:? )\d+(?:\.\d+)?(?=\s*seconds\b)/g, '$1<tracegate:duration>'],
   [/(\bProcess running with session ID )\d+/g, '$1<tracegate:session>'],
   [/("chunk_id\\?"\s*:\s*\\?")[0-9A-Za-z]+/g, '$1<tracegate:chunk>'],
   [/("(?:duration|wall_time)_seconds\\?"\s*:\s*)\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/g, '$1<tracegate:duration>'],
+  // Codex's environment context: `<timezone>Etc/UTC</timezone>`.
+  [/(<timezone>)[^<\n]{1,64}(<\/timezone>)/g, '$1<tracegate:timezone>$2'],
 ];
 
 /**
@@ -167,7 +169,7 @@ export class CassetteNormalizer {
   keyText(text: string): string {
     let out = this.toStored(text);
     for (const mask of this.masks) out = mask.apply(out);
-    for (const [regex, placeholder] of [...ID_PATTERNS, ...TOOL_OUTPUT_NOISE]) out = out.replace(regex, placeholder);
+    for (const [regex, placeholder] of [...ID_PATTERNS, ...CLI_NOISE]) out = out.replace(regex, placeholder);
     out = out.replace(EPOCH_MS, (m) => (this.isToday(Number(m)) ? '<tracegate:epoch-ms>' : m));
     for (const regex of DATE_PATTERNS) out = out.replace(regex, (m) => (this.isToday(Date.parse(m.replace(/(\d)(?:st|nd|rd|th)\b/, '$1'))) ? '<tracegate:date>' : m));
     return out;

@@ -41,6 +41,8 @@ describe('cassette normalization', () => {
     expect(n.keyText('Script completed\nWall time 0.2 seconds\nOutput:\n{"chunk_id":"43745a","wall_time_seconds":0.000008449,"exit_code":0,"original_token_count":7,"output":"AZURE-7\\n"} {"wall_time_seconds":1e-7}')).toBe(
       'Script completed\nWall time <tracegate:duration> seconds\nOutput:\n{"chunk_id":"<tracegate:chunk>","wall_time_seconds":<tracegate:duration>,"exit_code":0,"original_token_count":7,"output":"AZURE-7\\n"} {"wall_time_seconds":<tracegate:duration>}',
     );
+    // The machine's zone in Codex's environment context.
+    expect(n.keyText('<shell>bash</shell>\n  <timezone>Europe/Berlin</timezone>')).toBe(n.keyText('<shell>bash</shell>\n  <timezone>Etc/UTC</timezone>'));
     // A different exit code or output still keys differently.
     expect(n.keyText(first.replace('code 0', 'code 1'))).not.toBe(n.keyText(first));
   });
