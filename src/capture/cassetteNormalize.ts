@@ -60,8 +60,12 @@ export function pathSlug(p: string): string {
 }
 
 const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-/** A place as it appears in text: not as the beginning of a longer name (`/tmp` is not in `/tmpx`). */
-const placeRegex = (place: string): RegExp => new RegExp(`${escape(place)}(?![A-Za-z0-9_.-])`, 'g');
+/**
+ * A place as it appears in text: not as the beginning of a longer name (`/tmp` is not in `/tmpx`),
+ * nor as the end of one or a closing tag (a HOME of `/root` is not in `/srv/root`, nor in Codex's
+ * `<workspace_roots><root>…</root>`, which would otherwise key differently on a machine whose HOME it is).
+ */
+const placeRegex = (place: string): RegExp => new RegExp(`(?<![A-Za-z0-9_.~<-])${escape(place)}(?![A-Za-z0-9_.-])`, 'g');
 
 const MONTHS = 'January|February|March|April|May|June|July|August|September|October|November|December';
 const DAYS = 'Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday';
@@ -85,6 +89,22 @@ const ID_PATTERNS: Array<[RegExp, string]> = [
   [/\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi, '<tracegate:uuid>'],
   // A run folder of tracegate's own (a scratch folder under another temporary root).
   [/tracegate-run-\d+-[A-Za-z0-9]+/g, 'tracegate-run-<tracegate:run>'],
+];
+/**
+ * What a coding CLI writes that differs by run or machine, never the agent's choice. Around a
+ * command's output, on every run: Codex's `exec_command` header (`Chunk ID: f01815`, `Wall time:
+ * 0.0021 seconds`, `Process running with session ID 12345`), the same as JSON in its code mode
+ * (`"chunk_id":"43745a"`, `"wall_time_seconds":0.000008449`, `Wall time 0.2 seconds`) and its older
+ * shell tool's `"duration_seconds": 0.1` metadata. In its prompt: the machine's time zone.
+ */
+const CLI_NOISE: Array<[RegExp, string]> = [
+  [/(\bChunk ID: )[0-9A-Za-z]+/g, '$1<tracegate:chunk>'],
+  [/(\bWall time:? )\d+(?:\.\d+)?(?=\s*seconds\b)/g, '$1<tracegate:duration>'],
+  [/(\bProcess running with session ID )\d+/g, '$1<tracegate:session>'],
+  [/("chunk_id\\?"\s*:\s*\\?")[0-9A-Za-z]+/g, '$1<tracegate:chunk>'],
+  [/("(?:duration|wall_time)_seconds\\?"\s*:\s*)\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/g, '$1<tracegate:duration>'],
+  // Codex's environment context: `<timezone>Etc/UTC</timezone>`.
+  [/(<timezone>)[^<\n]{1,64}(<\/timezone>)/g, '$1<tracegate:timezone>$2'],
 ];
 
 /**
@@ -161,7 +181,7 @@ export class CassetteNormalizer {
   keyText(text: string): string {
     let out = this.toStored(text);
     for (const mask of this.masks) out = mask.apply(out);
-    for (const [regex, placeholder] of ID_PATTERNS) out = out.replace(regex, placeholder);
+    for (const [regex, placeholder] of [...ID_PATTERNS, ...CLI_NOISE]) out = out.replace(regex, placeholder);
     for (const regex of this.releases) out = out.replace(regex, '<tracegate:os-release>');
     out = out.replace(EPOCH_MS, (m) => (this.isToday(Number(m)) ? '<tracegate:epoch-ms>' : m));
     for (const regex of DATE_PATTERNS) out = out.replace(regex, (m) => (this.isToday(Date.parse(m.replace(/(\d)(?:st|nd|rd|th)\b/, '$1'))) ? '<tracegate:date>' : m));

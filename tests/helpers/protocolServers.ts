@@ -12,6 +12,8 @@ export type WireProtocol = 'responses' | 'anthropic' | 'gemini';
 export interface ScriptedTurn {
   text?: string;
   calls?: Array<{ id: string; name: string; args: Record<string, unknown> }>;
+  /** Responses only: calls of custom (freeform) tools, whose input is text (Codex's `exec`, `apply_patch`). */
+  customCalls?: Array<{ id: string; name: string; input: string }>;
 }
 
 export interface SeenRequest {
@@ -27,6 +29,7 @@ function responsesReply(turn: ScriptedTurn, n: number, model: string, stream: bo
   const output: Array<Record<string, unknown>> = [];
   if (turn.text !== undefined) output.push({ type: 'message', id: `msg_${n}`, status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: turn.text, annotations: [] }] });
   for (const c of turn.calls ?? []) output.push({ type: 'function_call', id: `fc_${n}_${c.id}`, call_id: c.id, name: c.name, arguments: JSON.stringify(c.args), status: 'completed' });
+  for (const c of turn.customCalls ?? []) output.push({ type: 'custom_tool_call', id: `ctc_${n}_${c.id}`, call_id: c.id, name: c.name, input: c.input, status: 'completed' });
   const response = (status: string, out: unknown[]) => ({
     id: `resp_${n}`, object: 'response', created_at: 1, status, model, output: out, error: null, incomplete_details: null, tools: [], parallel_tool_calls: true, tool_choice: 'auto',
     usage: status === 'completed' ? { input_tokens: 11 * n, input_tokens_details: { cached_tokens: 0 }, output_tokens: 7, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 11 * n + 7 } : null,
@@ -45,6 +48,11 @@ function responsesReply(turn: ScriptedTurn, n: number, model: string, stream: bo
       for (const delta of [text.slice(0, half), text.slice(half)]) emit('response.output_text.delta', { item_id: item['id'], output_index, content_index: 0, delta, logprobs: [] });
       emit('response.output_text.done', { item_id: item['id'], output_index, content_index: 0, text, logprobs: [] });
       emit('response.content_part.done', { item_id: item['id'], output_index, content_index: 0, part: { type: 'output_text', text, annotations: [] } });
+    } else if (item['type'] === 'custom_tool_call') {
+      const input = String(item['input']);
+      emit('response.output_item.added', { output_index, item: { ...item, input: '', status: 'in_progress' } });
+      for (const delta of [input.slice(0, 3), input.slice(3)]) emit('response.custom_tool_call_input.delta', { item_id: item['id'], output_index, delta });
+      emit('response.custom_tool_call_input.done', { item_id: item['id'], output_index, input });
     } else {
       const args = String(item['arguments']);
       emit('response.output_item.added', { output_index, item: { ...item, arguments: '', status: 'in_progress' } });

@@ -15,12 +15,37 @@ describe('cassette normalization', () => {
     expect(other.fromStored('<tracegate:workspace>/a.py in <tracegate:workspace-slug>, <tracegate:home>/x')).toBe('/tmp/tracegate-run-9-QqQ/1/a.py in -tmp-tracegate-run-9-QqQ-1, /h/home/x');
   });
 
+  it('a HOME of /root is a place only where a path starts: never in a closing tag or inside another path', () => {
+    // Codex 0.171's environment context, as a trial whose tracegate HOME is /root sees it.
+    expect(n.toStored('<workspace_roots><root>/tmp/tracegate-run-7-AbC/3</root></workspace_roots> /srv/root ~/root x/root "/root/.npmrc" (/root)')).toBe(
+      '<workspace_roots><root><tracegate:workspace></root></workspace_roots> /srv/root ~/root x/root "<tracegate:home>/.npmrc" (<tracegate:home>)',
+    );
+  });
+
   it('today’s dates, epoch milliseconds and UUIDs are blanked in the key; a date two weeks away is kept', () => {
     expect(n.keyText("Today's date is 2026-06-10. Also Wednesday, June 10, 2026; Wed Jun 10 2026; Wed Jun 10 12:00:01 UTC 2026; 6/11/2026; at 2026-06-09T23:59:59.123Z"))
       .toBe("Today's date is <tracegate:date>. Also <tracegate:date>; <tracegate:date>; <tracegate:date>; <tracegate:date>; at <tracegate:date>");
     expect(n.keyText('released 2026-05-27, id gemini-1781092800000-a, session 1b4e28ba-2fa1-11d2-883f-0016d3cca427, pgid=4242')).toBe(
       'released 2026-05-27, id gemini-<tracegate:epoch-ms>-a, session <tracegate:uuid>, <masked>',
     );
+  });
+
+  it('the chunk id, wall time and session id around a Codex command’s output are blanked in the key; the output is kept', () => {
+    // A function_call_output as Codex 0.171's exec_command sends it.
+    const first = 'Chunk ID: f01815\nWall time: 0.0000 seconds\nProcess exited with code 0\nOriginal token count: 7\nOutput:\nThe launch code is AZURE-7.\n';
+    const second = 'Chunk ID: 141cb3\nWall time: 0.0213 seconds\nProcess exited with code 0\nOriginal token count: 7\nOutput:\nThe launch code is AZURE-7.\n';
+    expect(n.keyText(first)).toBe('Chunk ID: <tracegate:chunk>\nWall time: <tracegate:duration> seconds\nProcess exited with code 0\nOriginal token count: 7\nOutput:\nThe launch code is AZURE-7.\n');
+    expect(n.keyText(second)).toBe(n.keyText(first));
+    expect(n.keyText('Chunk ID: 9a\nWall time: 10.0021 seconds\nProcess running with session ID 4242\nOutput:\n')).toBe('Chunk ID: <tracegate:chunk>\nWall time: <tracegate:duration> seconds\nProcess running with session ID <tracegate:session>\nOutput:\n');
+    expect(n.keyText('{"output":"hi\\n","metadata":{"exit_code":0,"duration_seconds":0.5}}')).toBe('{"output":"hi\\n","metadata":{"exit_code":0,"duration_seconds":<tracegate:duration>}}');
+    // Codex's code mode: its exec cell's header and exec_command's result as JSON.
+    expect(n.keyText('Script completed\nWall time 0.2 seconds\nOutput:\n{"chunk_id":"43745a","wall_time_seconds":0.000008449,"exit_code":0,"original_token_count":7,"output":"AZURE-7\\n"} {"wall_time_seconds":1e-7}')).toBe(
+      'Script completed\nWall time <tracegate:duration> seconds\nOutput:\n{"chunk_id":"<tracegate:chunk>","wall_time_seconds":<tracegate:duration>,"exit_code":0,"original_token_count":7,"output":"AZURE-7\\n"} {"wall_time_seconds":<tracegate:duration>}',
+    );
+    // The machine's zone in Codex's environment context.
+    expect(n.keyText('<shell>bash</shell>\n  <timezone>Europe/Berlin</timezone>')).toBe(n.keyText('<shell>bash</shell>\n  <timezone>Etc/UTC</timezone>'));
+    // A different exit code or output still keys differently.
+    expect(n.keyText(first.replace('code 0', 'code 1'))).not.toBe(n.keyText(first));
   });
 
   it('per-request fields are dropped inside messages, never inside a tool schema', () => {

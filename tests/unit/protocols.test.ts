@@ -58,6 +58,27 @@ describe('protocol front-ends: requests read into the normalized conversation', 
     expect(written.output[0]).toMatchObject({ type: 'custom_tool_call', call_id: 'c9', input: 'patch' });
   });
 
+  it('Responses: the tools of an additional_tools input item (Codex 0.171 code mode) are the request’s tools, and a custom tool inside a namespace is written back as a custom_tool_call', () => {
+    // The shape Codex 0.171 sends for its default model: no `tools` field; a developer item with namespaces.
+    const exec = { type: 'custom', name: 'exec', description: 'Run JavaScript code to orchestrate/compose tool calls', format: { type: 'grammar', syntax: 'lark', definition: 'start: SOURCE\nSOURCE: /[\\s\\S]+/\n' } };
+    const body = (description: string) => ({
+      model: 'gpt-6.2-sol',
+      stream: true,
+      input: [
+        { type: 'additional_tools', id: 'at_01a23b3b', role: 'developer', tools: [{ type: 'namespace', name: 'functions', description: '', tools: [{ ...exec, description }, { type: 'function', name: 'wait', parameters: { type: 'object', properties: {} } }] }, { type: 'namespace', name: 'clock', tools: [{ type: 'function', name: 'sleep', parameters: {} }] }] },
+        { type: 'message', id: 'msg_1', role: 'user', content: [{ type: 'input_text', text: 'What is the launch code in notes.txt?' }] },
+      ],
+    });
+    const request = read(responses, body(exec.description));
+    expect(request.toolNames).toEqual(['functions', 'clock']);
+    expect(request.messages).toEqual([{ role: 'user', content: [{ type: 'input_text', text: 'What is the launch code in notes.txt?' }] }]);
+    // The tools key the request: a changed tool is another request.
+    expect(read(responses, body('Run TypeScript')).keyed.tools).not.toEqual(request.keyed.tools);
+    const written = responses.write({ model: 'gpt-6.2-sol', content: null, refusal: null, toolCalls: [{ id: 'call_1', name: 'exec', arguments: 'text(1)' }], usage: null, finishReason: 'tool_calls' }, request, 1).body;
+    expect(written).toContain('"type":"response.custom_tool_call_input.done"');
+    expect(roundTrip(responses, request, { model: 'gpt-6.2-sol', content: null, refusal: null, toolCalls: [{ id: 'call_1', name: 'exec', arguments: 'text(1)' }], usage: null, finishReason: 'tool_calls' }).toolCalls).toEqual([{ id: 'call_1', name: 'exec', arguments: 'text(1)' }]);
+  });
+
   it('Anthropic: top-level system blocks and role system, tool results first with string or block content', () => {
     const request = read(anthropicMessages, {
       model: 'claude',

@@ -10,7 +10,8 @@ import { arr, obj, str, sseEvents, type NormalizedRequest, type Protocol, type S
  * a string or a list of items: messages, `function_call` / `custom_tool_call` (the model's calls)
  * and `function_call_output` / `custom_tool_call_output` (the agent's results, paired by
  * `call_id`). Tools of other types (`web_search`, `namespace`, `mcp`, …) are passed through and
- * keyed whole; items the conversation does not need (reasoning) are passed through unkeyed.
+ * keyed whole, as are the tools an `additional_tools` input item carries; items the conversation
+ * does not need (reasoning) are passed through unkeyed.
  */
 
 /** Text of a message's content: a string, or parts with `text` (input_text, output_text). */
@@ -63,6 +64,24 @@ const toolName = (tool: unknown): string => {
   const t = obj(tool);
   return str(t['name']) ?? str(t['type']) ?? 'tool';
 };
+
+/**
+ * The tools a request offers: `tools`, and those an `additional_tools` input item carries (Codex's
+ * code-mode models get theirs that way, in namespaces, with no `tools` field at all).
+ */
+function toolsOf(body: Record<string, unknown>): unknown[] {
+  const extra = arr(body['input']).flatMap((item) => (obj(item)['type'] === 'additional_tools' ? arr(obj(item)['tools']) : []));
+  return [...arr(body['tools']), ...extra];
+}
+
+/** Custom (freeform) tools, also inside namespaces: their calls are written back as `custom_tool_call`. */
+function customToolNames(tools: unknown[]): string[] {
+  return tools.flatMap((tool) => {
+    const t = obj(tool);
+    if (t['type'] === 'custom') return [toolName(t)];
+    return t['type'] === 'namespace' ? customToolNames(arr(t['tools'])) : [];
+  });
+}
 
 /** A tool as the key sees it: a function's parameters, a custom tool's format, any other tool whole. */
 function keyedTool(tool: unknown) {
@@ -327,7 +346,7 @@ export const responses: Protocol = {
     if (typeof body['model'] !== 'string' || !body['model']) return 'not a Responses request: model: a model name is required';
     if (body['input'] !== undefined && typeof body['input'] !== 'string' && !Array.isArray(body['input'])) return 'not a Responses request: input: a string or a list of items is expected';
     if (body['tools'] !== undefined && !Array.isArray(body['tools'])) return 'not a Responses request: tools: a list is expected';
-    const tools = arr(body['tools']);
+    const tools = toolsOf(body);
     const messages = messagesOfInput(body['instructions'], body['input'] ?? []);
     return {
       model: body['model'],
@@ -341,7 +360,7 @@ export const responses: Protocol = {
         messages,
         ...generation(body),
       },
-      hints: { customTools: tools.filter((t) => obj(t)['type'] === 'custom').map(toolName) },
+      hints: { customTools: customToolNames(tools) },
     };
   },
   fold: replyFromResponse,
