@@ -55,8 +55,11 @@ export function pathSlug(p: string): string {
 }
 
 const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-/** A place as it appears in text: not as the beginning of a longer name (`/tmp` is not in `/tmpx`). */
-const placeRegex = (place: string): RegExp => new RegExp(`${escape(place)}(?![A-Za-z0-9_.-])`, 'g');
+/**
+ * A place as it appears in text: not as the beginning of a longer name (`/tmp` is not in `/tmpx`),
+ * and a path not as the end of another (`/tmp` is not in `~/.gemini/tmp` or `/var/tmp`).
+ */
+const placeRegex = (place: string): RegExp => new RegExp(`${place.startsWith('/') ? '(?<![A-Za-z0-9_.-])' : ''}${escape(place)}(?![A-Za-z0-9_.-])`, 'g');
 
 const MONTHS = 'January|February|March|April|May|June|July|August|September|October|November|December';
 const DAYS = 'Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday';

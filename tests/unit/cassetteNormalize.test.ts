@@ -10,6 +10,8 @@ describe('cassette normalization', () => {
     expect(pathSlug('/tmp/tracegate-run-7-AbC/3')).toBe('-tmp-tracegate-run-7-AbC-3');
     expect(n.toStored('cd /tmp/tracegate-run-7-AbC/3/src && ls ~/.claude/projects/-tmp-tracegate-run-7-AbC-3 /root/.codex /tmp/other /tmpx'))
       .toBe('cd <tracegate:workspace>/src && ls ~/.claude/projects/<tracegate:workspace-slug> <tracegate:home>/.codex <tracegate:tmp>/other /tmpx');
+    // A place is a path's beginning, never the end of another path (Gemini CLI's `~/.gemini/tmp`, `/var/tmp`).
+    expect(n.toStored('/root/.gemini/tmp/3 /var/tmp/y `/tmp/z` file:///tmp/w')).toBe('<tracegate:home>/.gemini/tmp/3 /var/tmp/y `<tracegate:tmp>/z` file://<tracegate:tmp>/w');
     const other = new CassetteNormalizer({ workspace: '/tmp/tracegate-run-9-QqQ/1', homes: ['/h/home'] });
     expect(other.fromStored('<tracegate:workspace>/a.py in <tracegate:workspace-slug>, <tracegate:home>/x')).toBe('/tmp/tracegate-run-9-QqQ/1/a.py in -tmp-tracegate-run-9-QqQ-1, /h/home/x');
   });
