@@ -1,4 +1,5 @@
 import os from 'node:os';
+import path from 'node:path';
 import { RE2JS } from 're2js';
 import { regexProblem } from '../schema/safeRegex.js';
 import type { ChatReply } from './chatReply.js';
@@ -44,6 +45,7 @@ export const PLACE = {
   home: '<tracegate:home>',
   homeSlug: '<tracegate:home-slug>',
   tmp: '<tracegate:tmp>',
+  workspaceName: '<tracegate:workspace-name>',
 } as const;
 
 /**
@@ -107,6 +109,9 @@ export class CassetteNormalizer {
 
   private readonly clocks: number[];
 
+  /** The workspace's own folder name (`3` of `/tmp/tracegate-run-7-AbC/3`) as a path segment under a HOME placeholder. */
+  private readonly workspaceName: [RegExp, string] | null;
+
   /**
    * Only dates and epoch times within two days of one of the places' clocks are blanked, so a date
    * the task itself is about (a release date in a file) still keys the request.
@@ -128,12 +133,20 @@ export class CassetteNormalizer {
       .filter(([value]) => !seen.has(value) && seen.add(value))
       .sort((a, b) => b[0].length - a[0].length)
       .map(([value, placeholder]) => [placeRegex(value), placeholder, value]);
+    // An agent's per-project folder in its HOME is often named after the workspace's folder alone
+    // (Gemini CLI's `~/.gemini/tmp/<name>`); a trial's folder name is its place in the run (`3`), which
+    // another run, a --grep or another -j hands to another task. Only a whole segment under HOME counts.
+    const name = places.workspace ? path.basename(places.workspace) : '';
+    this.workspaceName = name
+      ? [new RegExp(`(${escape(PLACE.home)}(?:/[^\\s/"'\`<>]+)*?)/${escape(name)}(?![A-Za-z0-9_.-])`, 'g'), name]
+      : null;
   }
 
   /** Text with this trial's places as placeholders (what a cassette stores). */
   toStored(text: string): string {
     let out = text;
     for (const [regex, placeholder] of this.places) out = out.replace(regex, placeholder);
+    if (this.workspaceName && out.includes(PLACE.home)) out = out.replace(this.workspaceName[0], `$1/${PLACE.workspaceName}`);
     return out;
   }
 
@@ -145,6 +158,7 @@ export class CassetteNormalizer {
       const own = this.places.find(([, p]) => p === placeholder);
       if (own) out = out.split(placeholder).join(own[2]);
     }
+    if (this.workspaceName) out = out.split(PLACE.workspaceName).join(this.workspaceName[1]);
     return out;
   }
 
