@@ -1,4 +1,5 @@
 import os from 'node:os';
+import path from 'node:path';
 import { RE2JS } from 're2js';
 import { regexProblem } from '../schema/safeRegex.js';
 import type { ChatReply } from './chatReply.js';
@@ -49,6 +50,7 @@ export const PLACE = {
   home: '<tracegate:home>',
   homeSlug: '<tracegate:home-slug>',
   tmp: '<tracegate:tmp>',
+  workspaceName: '<tracegate:workspace-name>',
 } as const;
 
 /**
@@ -63,7 +65,8 @@ const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 /**
  * A place as it appears in text: not as the beginning of a longer name (`/tmp` is not in `/tmpx`),
  * nor as the end of one or a closing tag (a HOME of `/root` is not in `/srv/root`, nor in Codex's
- * `<workspace_roots><root>…</root>`, which would otherwise key differently on a machine whose HOME it is).
+ * `<workspace_roots><root>…</root>`, which would otherwise key differently on a machine whose HOME it is;
+ * `/tmp` is not in `~/.gemini/tmp` or `/var/tmp`).
  */
 const placeRegex = (place: string): RegExp => new RegExp(`(?<![A-Za-z0-9_.~<-])${escape(place)}(?![A-Za-z0-9_.-])`, 'g');
 
@@ -130,6 +133,8 @@ export class CassetteNormalizer {
   private readonly clocks: number[];
 
   private readonly releases: RegExp[];
+  /** The workspace's own folder name (`3` of `/tmp/tracegate-run-7-AbC/3`) as a path segment under a HOME placeholder. */
+  private readonly workspaceName: [RegExp, string] | null;
 
   /**
    * Only dates and epoch times within two days of one of the places' clocks are blanked, so a date
@@ -157,12 +162,20 @@ export class CassetteNormalizer {
       .filter(([value]) => !seen.has(value) && seen.add(value))
       .sort((a, b) => b[0].length - a[0].length)
       .map(([value, placeholder]) => [placeRegex(value), placeholder, value]);
+    // An agent's per-project folder in its HOME is often named after the workspace's folder alone
+    // (Gemini CLI's `~/.gemini/tmp/<name>`); a trial's folder name is its place in the run (`3`), which
+    // another run, a --grep or another -j hands to another task. Only a whole segment under HOME counts.
+    const name = places.workspace ? path.basename(places.workspace) : '';
+    this.workspaceName = name
+      ? [new RegExp(`(${escape(PLACE.home)}(?:/[^\\s/"'\`<>]+)*?)/${escape(name)}(?![A-Za-z0-9_.-])`, 'g'), name]
+      : null;
   }
 
   /** Text with this trial's places as placeholders (what a cassette stores). */
   toStored(text: string): string {
     let out = text;
     for (const [regex, placeholder] of this.places) out = out.replace(regex, placeholder);
+    if (this.workspaceName && out.includes(PLACE.home)) out = out.replace(this.workspaceName[0], `$1/${PLACE.workspaceName}`);
     return out;
   }
 
@@ -174,6 +187,7 @@ export class CassetteNormalizer {
       const own = this.places.find(([, p]) => p === placeholder);
       if (own) out = out.split(placeholder).join(own[2]);
     }
+    if (this.workspaceName) out = out.split(PLACE.workspaceName).join(this.workspaceName[1]);
     return out;
   }
 

@@ -11,6 +11,8 @@ describe('cassette normalization', () => {
     expect(pathSlug('/tmp/tracegate-run-7-AbC/3')).toBe('-tmp-tracegate-run-7-AbC-3');
     expect(n.toStored('cd /tmp/tracegate-run-7-AbC/3/src && ls ~/.claude/projects/-tmp-tracegate-run-7-AbC-3 /root/.codex /tmp/other /tmpx'))
       .toBe('cd <tracegate:workspace>/src && ls ~/.claude/projects/<tracegate:workspace-slug> <tracegate:home>/.codex <tracegate:tmp>/other /tmpx');
+    // A place is a path's beginning, never the end of another path (Gemini CLI's `~/.gemini/tmp`, `/var/tmp`).
+    expect(n.toStored('/root/.gemini/tmp/x /var/tmp/y `/tmp/z` file:///tmp/w')).toBe('<tracegate:home>/.gemini/tmp/x /var/tmp/y `<tracegate:tmp>/z` file://<tracegate:tmp>/w');
     const other = new CassetteNormalizer({ workspace: '/tmp/tracegate-run-9-QqQ/1', homes: ['/h/home'] });
     expect(other.fromStored('<tracegate:workspace>/a.py in <tracegate:workspace-slug>, <tracegate:home>/x')).toBe('/tmp/tracegate-run-9-QqQ/1/a.py in -tmp-tracegate-run-9-QqQ-1, /h/home/x');
   });
@@ -20,6 +22,18 @@ describe('cassette normalization', () => {
     expect(n.toStored('<workspace_roots><root>/tmp/tracegate-run-7-AbC/3</root></workspace_roots> /srv/root ~/root x/root "/root/.npmrc" (/root)')).toBe(
       '<workspace_roots><root><tracegate:workspace></root></workspace_roots> /srv/root ~/root x/root "<tracegate:home>/.npmrc" (<tracegate:home>)',
     );
+  });
+
+  it('the workspace’s folder name as a whole path segment under HOME (Gemini CLI’s ~/.gemini/tmp/<name>) is a placeholder, and comes back as another trial’s', () => {
+    // What Gemini CLI 0.61 puts into its prompt when it runs in /tmp/tracegate-run-7-AbC/3 with that HOME.
+    const prompt = "The project's temporary directory is: /tmp/tracegate-run-7-XyZ/home/.gemini/tmp/3\n(`/root/.gemini/tmp/3/memory/MEMORY.md`)";
+    expect(n.toStored(prompt)).toBe("The project's temporary directory is: <tracegate:home>/.gemini/tmp/<tracegate:workspace-name>\n(`<tracegate:home>/.gemini/tmp/<tracegate:workspace-name>/memory/MEMORY.md`)");
+    // Another trial, another folder number: the same key; its own name filled back into a stored reply.
+    const other = new CassetteNormalizer({ workspace: '/tmp/tracegate-run-9-QqQ/1', homes: ['/h/home'], clocks: [NOW] });
+    expect(other.keyText('is: /h/home/.gemini/tmp/1')).toBe(n.keyText('is: /root/.gemini/tmp/3'));
+    expect(other.fromStored('<tracegate:home>/.gemini/tmp/<tracegate:workspace-name>/plans')).toBe('/h/home/.gemini/tmp/1/plans');
+    // Not a longer name, not outside HOME, not the workspace's own files.
+    expect(n.toStored('/root/.gemini/tmp/30 /root/v3.1 /srv/3 /tmp/tracegate-run-7-AbC/3/3')).toBe('<tracegate:home>/.gemini/tmp/30 <tracegate:home>/v3.1 /srv/3 <tracegate:workspace>/3');
   });
 
   it('today’s dates, epoch milliseconds and UUIDs are blanked in the key; a date two weeks away is kept', () => {
