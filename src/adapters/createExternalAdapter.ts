@@ -39,10 +39,11 @@ function externalModel(plan: ModelPlan, redactor: Redactor, concurrency: number,
   const baseUrl = plan.baseUrl ?? DEFAULT_OPENAI_BASE_URL;
   const others = otherUpstreams(env);
   // With no OpenAI endpoint named, the report names the one the run does have (Anthropic's or Gemini's).
-  const named = plan.baseUrl ?? (plan.apiKey ? undefined : (others.anthropic ?? others.gemini)?.baseUrl) ?? baseUrl;
+  const otherNamed = plan.baseUrl || plan.apiKey ? null : others.anthropic ? 'anthropic' : others.gemini ? 'gemini' : null;
+  const named = (otherNamed ? others[otherNamed]!.baseUrl : undefined) ?? plan.baseUrl ?? baseUrl;
   const recorder = plan.record ? new CassetteRecorder(plan.record, named, redactor) : null;
   return {
-    info: { provider: 'openai', mode: plan.record ? 'recording' : 'live', model: plan.model ?? MODEL_CHOSEN_BY_AGENT, base_url: named },
+    info: { provider: otherNamed ?? 'openai', mode: plan.record ? 'recording' : 'live', model: plan.model ?? MODEL_CHOSEN_BY_AGENT, base_url: named },
     proxy: new CaptureProxy({ upstream: { baseUrl, apiKey: plan.apiKey ?? null }, upstreams: others, replay: null, recorder, limiter: new EndpointLimiter({ max: Math.max(1, concurrency) }), redactor, masks }),
   };
 }

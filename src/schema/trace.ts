@@ -113,7 +113,8 @@ export type Usage = z.infer<typeof UsageSchema>;
 
 /** Which model answered: reports must say plainly when nothing real did. */
 export const ModelInfoSchema = z.object({
-  provider: z.enum(['openai', 'cassette', 'none', 'imported']),
+  /** The live API the run calls: an external agent's proxy names the one upstream it has when that is not OpenAI's. */
+  provider: z.enum(['openai', 'anthropic', 'gemini', 'cassette', 'none', 'imported']),
   /** live: a real endpoint; recording: live and written to a cassette; replayed: a recorded
    * cassette; scripted: hand-written responses; none: policy task, no model involved;
    * imported: read from a stored trace (`tracegate import`), the model ran elsewhere. */

@@ -15,7 +15,7 @@ const AGENT = path.join(ROOT, 'tests/fixtures/protocolAgents/agent.mjs');
 const offline = { OPENAI_API_KEY: '', OPENAI_BASE_URL: '', OPENAI_MODEL: '', ANTHROPIC_API_KEY: '', ANTHROPIC_BASE_URL: '', GEMINI_API_KEY: '', GOOGLE_GEMINI_BASE_URL: '', GOOGLE_API_KEY: '' };
 
 interface Report {
-  run: { model: { mode: string } };
+  run: { model: { mode: string; provider: string } };
   tasks: Array<{ id: string; status: string; failure_reason: string | null; trials: Array<{ trace_file: string | null; error: { code: string; message: string } | null }> }>;
 }
 const readReport = (dir: string) => JSON.parse(readFileSync(path.join(dir, 'report.json'), 'utf8')) as Report;
@@ -72,6 +72,8 @@ describe('agents on the Responses, Anthropic and Gemini clients through --agent-
       expect(readdirSync(cassettes).sort()).toEqual(['code_001.json', 'write_001.json']);
 
       const report = readReport(live);
+      // The report names the API the run called, not OpenAI's for an Anthropic- or Gemini-only run.
+      expect(report.run.model).toMatchObject({ provider: protocol === 'responses' ? 'openai' : protocol, mode: 'recording' });
       const trace = JSON.parse(readFileSync(path.join(live, report.tasks.find((t) => t.id === 'code_001')!.trials[0]!.trace_file!), 'utf8')) as { usage: { input_tokens: number }; spans: Array<{ kind: string; attributes: Record<string, unknown> }> };
       expect(trace.spans.filter((s) => s.kind === 'llm')).toHaveLength(2);
       expect(trace.spans.filter((s) => s.kind === 'tool').map((s) => [s.attributes['gen_ai.tool.name'], s.attributes['gen_ai.tool.call.result']])).toEqual([['read_file', 'the code is ZEBRA7\n']]);
