@@ -1,19 +1,15 @@
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
-import { homedir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCli, tempDir } from '../helpers/cli.js';
 import { FakeOpenAIServer, type ChatRequestBody, type ScriptedReply } from '../helpers/openaiServer.js';
+import { AGENTS_DIR, readReport, REAL_SUITE as SUITE, REQUIRED, verdicts, type RealReport as Report } from '../helpers/realAgents.js';
 
 /**
  * Real agents from the npm registry (examples/agents/install.sh, run by .ci/run) through tracegate:
  * recorded against a scripted loopback upstream that plays the model, then replayed with no upstream
  * in another run's trial folders with the agent's clock a day later.
  */
-const AGENTS_DIR = process.env['TRACEGATE_AGENTS_DIR'] ?? path.join(homedir(), '.cache', 'tracegate-agents');
-/** .ci/run sets it: there a missing agent is a failure, not a skip. */
-const REQUIRED = process.env['TRACEGATE_REQUIRE_AGENTS'] === '1';
-const SUITE = 'examples/agents/real-suite/suite.jsonl';
 const UPSTREAM_KEY = 'sk-upstream-0123456789abcdefghijklmnop';
 
 const AGENTS = [
@@ -48,12 +44,6 @@ function brain(body: ChatRequestBody): ScriptedReply {
   return { content: /backup code/.test(text(asked?.content)) ? `notes.txt has no backup code; it has only the launch code ${code}.` : `The launch code is ${code}.` };
 }
 
-interface Report {
-  run: { model: { mode: string } };
-  tasks: Array<{ id: string; status: string; failure_reason: string | null; trials: Array<{ trace_file: string | null; error?: { code: string; message: string } | null }> }>;
-}
-const readReport = (dir: string) => JSON.parse(readFileSync(path.join(dir, 'report.json'), 'utf8')) as Report;
-const verdicts = (r: Report) => Object.fromEntries(r.tasks.map((t) => [t.id, `${t.status}:${t.failure_reason ?? ''}`]));
 const toolNames = (out: string, report: Report, id: string) => {
   const trace = JSON.parse(readFileSync(path.join(out, report.tasks.find((t) => t.id === id)!.trials[0]!.trace_file!), 'utf8')) as { spans: Array<{ kind: string; attributes: Record<string, unknown> }> };
   return trace.spans.filter((s) => s.kind === 'tool').map((s) => String(s.attributes['gen_ai.tool.name']));

@@ -1,10 +1,11 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
-import { homedir, machine } from 'node:os';
+import { machine } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BIN, ROOT, runCli, tempDir, type CliResult } from '../helpers/cli.js';
 import { ProtocolServer, type ScriptedTurn } from '../helpers/protocolServers.js';
+import { AGENTS_DIR, readReport, REAL_SUITE as SUITE, REQUIRED, verdicts, type RealReport as Report } from '../helpers/realAgents.js';
 
 /**
  * Claude Code from the npm registry (examples/agents/install.sh, run by .ci/run) through tracegate,
@@ -13,10 +14,6 @@ import { ProtocolServer, type ScriptedTurn } from '../helpers/protocolServers.js
  * trial folders, under bubblewrap, with the agent's clock a day later, as on a machine with another
  * kernel (Claude Code writes `OS Version: Linux <uname -r>` into its system prompt).
  */
-const AGENTS_DIR = process.env['TRACEGATE_AGENTS_DIR'] ?? path.join(homedir(), '.cache', 'tracegate-agents');
-/** .ci/run sets it: there a missing agent is a failure, not a skip. */
-const REQUIRED = process.env['TRACEGATE_REQUIRE_AGENTS'] === '1';
-const SUITE = 'examples/agents/real-suite/suite.jsonl';
 const UPSTREAM_KEY = 'sk-ant-upstream-0123456789abcdefghijklmnop';
 const INSTALLED = 'claude/node_modules/.bin/claude';
 const CMD = 'node examples/agents/claude/run.mjs';
@@ -53,12 +50,6 @@ interface Span {
   kind: string;
   attributes: Record<string, unknown>;
 }
-interface Report {
-  run: { model: { mode: string }; sandbox: string };
-  tasks: Array<{ id: string; status: string; failure_reason: string | null; trials: Array<{ trace_file: string | null; error?: { code: string; message: string } | null }> }>;
-}
-const readReport = (dir: string) => JSON.parse(readFileSync(path.join(dir, 'report.json'), 'utf8')) as Report;
-const verdicts = (r: Report) => Object.fromEntries(r.tasks.map((t) => [t.id, `${t.status}:${t.failure_reason ?? ''}`]));
 const spans = (out: string, report: Report, id: string): Span[] => {
   const file = report.tasks.find((t) => t.id === id)!.trials[0]!.trace_file!;
   return (JSON.parse(readFileSync(path.join(out, file), 'utf8')) as { spans: Span[] }).spans;

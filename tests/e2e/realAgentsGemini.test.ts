@@ -1,10 +1,10 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { homedir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { hasBubblewrap } from '../../harness/index.js';
 import { runCli, tempDir } from '../helpers/cli.js';
 import { ProtocolServer, type ScriptedTurn } from '../helpers/protocolServers.js';
+import { AGENTS_DIR, readReport, REAL_SUITE as SUITE, REQUIRED, verdicts, type RealReport as Report } from '../helpers/realAgents.js';
 
 /**
  * Gemini CLI from the npm registry (examples/agents/install.sh, examples/agents/gemini/run.mjs)
@@ -12,10 +12,6 @@ import { ProtocolServer, type ScriptedTurn } from '../helpers/protocolServers.js
  * scripted loopback Gemini API that plays the model, then replayed with no upstream in another run's
  * trial folders with the agent's clock a day later (under bubblewrap where it can run here).
  */
-const AGENTS_DIR = process.env['TRACEGATE_AGENTS_DIR'] ?? path.join(homedir(), '.cache', 'tracegate-agents');
-/** .ci/run sets it: there a missing agent is a failure, not a skip. */
-const REQUIRED = process.env['TRACEGATE_REQUIRE_AGENTS'] === '1';
-const SUITE = 'examples/agents/real-suite/suite.jsonl';
 const UPSTREAM_KEY = 'AIzaUpstream0123456789abcdefghijklmnop';
 const INSTALLED = 'gemini/node_modules/.bin/gemini';
 const CMD = 'node examples/agents/gemini/run.mjs';
@@ -71,12 +67,6 @@ function brain(body: Obj): ScriptedTurn {
 }
 
 interface Span { kind: string; attributes: Record<string, unknown> }
-interface Report {
-  run: { model: { mode: string }; sandbox: string };
-  tasks: Array<{ id: string; status: string; failure_reason: string | null; trials: Array<{ trace_file: string | null }> }>;
-}
-const readReport = (dir: string) => JSON.parse(readFileSync(path.join(dir, 'report.json'), 'utf8')) as Report;
-const verdicts = (r: Report) => Object.fromEntries(r.tasks.map((t) => [t.id, `${t.status}:${t.failure_reason ?? ''}`]));
 const spans = (out: string, report: Report, id: string): Span[] =>
   (JSON.parse(readFileSync(path.join(out, report.tasks.find((t) => t.id === id)!.trials[0]!.trace_file!), 'utf8')) as { spans: Span[] }).spans;
 const toolNames = (s: Span[]) => s.filter((x) => x.kind === 'tool').map((x) => x.attributes['gen_ai.tool.name']);

@@ -1,9 +1,9 @@
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
-import { homedir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCli, tempDir } from '../helpers/cli.js';
 import { ProtocolServer, type ScriptedTurn } from '../helpers/protocolServers.js';
+import { AGENTS_DIR, readReport, REAL_SUITE as SUITE, REQUIRED, verdicts, type RealReport as Report } from '../helpers/realAgents.js';
 
 /**
  * The OpenAI Agents SDK and the Vercel AI SDK from the npm registry (examples/agents/install.sh), each
@@ -11,10 +11,6 @@ import { ProtocolServer, type ScriptedTurn } from '../helpers/protocolServers.js
  * Responses upstream that plays the model, then replayed with no upstream in another run's trial
  * folders, under bubblewrap, with the agent's clock a day later.
  */
-const AGENTS_DIR = process.env['TRACEGATE_AGENTS_DIR'] ?? path.join(homedir(), '.cache', 'tracegate-agents');
-/** .ci/run sets it: there a missing agent is a failure, not a skip. */
-const REQUIRED = process.env['TRACEGATE_REQUIRE_AGENTS'] === '1';
-const SUITE = 'examples/agents/real-suite/suite.jsonl';
 const UPSTREAM_KEY = 'sk-upstream-0123456789abcdefghijklmnop';
 
 const AGENTS = [
@@ -47,18 +43,11 @@ function brain(body: Record<string, unknown>, index: number): ScriptedTurn {
   return { text: /backup code/.test(asked) ? `notes.txt has no backup code; it has only the launch code ${code}.` : `The launch code is ${code}.` };
 }
 
-interface Report {
-  run: { model: { mode: string } };
-  tasks: Array<{ id: string; status: string; failure_reason: string | null; trials: Array<{ trace_file: string | null }> }>;
-}
 interface Trace {
   spans: Array<{ kind: string; attributes: Record<string, unknown> }>;
 }
-const readReport = (dir: string) => JSON.parse(readFileSync(path.join(dir, 'report.json'), 'utf8')) as Report;
-const verdicts = (r: Report) => Object.fromEntries(r.tasks.map((t) => [t.id, `${t.status}:${t.failure_reason ?? ''}`]));
 const traceOf = (out: string, report: Report, id: string) =>
   JSON.parse(readFileSync(path.join(out, report.tasks.find((t) => t.id === id)!.trials[0]!.trace_file!), 'utf8')) as Trace;
-const toolNames = (trace: Trace) => trace.spans.filter((s) => s.kind === 'tool').map((s) => s.attributes['gen_ai.tool.name']);
 
 let server: ProtocolServer | null = null;
 afterEach(async () => {
