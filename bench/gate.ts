@@ -13,6 +13,7 @@ import { pairedVerdicts } from '../src/baseline/pairedVerdicts.js';
 import type { PairedSettings } from '../src/baseline/pairedAdaptivePlan.js';
 import { COMPARE_MIN_EPOCHS } from '../src/cli/epochsAuto.js';
 import { simulateAdaptive } from './adaptiveSim.js';
+import { fillRest, pooledWeight, probe, type AllocationRule } from './baselineAllocation.js';
 import { applyDrop, type DropShape } from './dropShapes.js';
 import { oracleCeiling, oracleLimit, simulatePairedAdaptive, type Mixture } from './pairedAdaptiveSim.js';
 import { rng } from './seededRandom.js';
@@ -51,6 +52,43 @@ function rate(hits: number, n: number): string {
 }
 /** Hits above `limit` beyond three Monte-Carlo standard errors: a real excess, not chance. */
 const over = (hits: number, n: number, limit: number) => hits / n > limit + 3 * Math.sqrt((limit * (1 - limit)) / n);
+
+/**
+ * GATE_MODE=allocation: the allocation probe alone (bench/baselineAllocation.ts) — current trials
+ * spread unevenly by the 10-epoch baseline's passes, 3 a task on average, tested once at the end.
+ */
+function allocationProbe() {
+  const runs = Number(process.env['ALLOCATION_RUNS'] ?? 600);
+  const nb = 10;
+  const settled = (b: number) => b === 0 || b === nb;
+  const rules: AllocationRule[] = [
+    { label: 'even: 3 a task (fixed 10 → 3)', classOf: () => 0, allocate: fillRest({}, 3), weight: pooledWeight(0.25) },
+    { label: 'by p̂(1 − p̂): 1 where the baseline never varied (0/10, 10/10), the rest share, ≤ 5', classOf: (b) => (settled(b) ? 0 : 1), allocate: fillRest({ 0: 1 }, 5), weight: pooledWeight(0.25) },
+    { label: 'the same, equal weights (the most powerful against a common logit shift)', classOf: (b) => (settled(b) ? 0 : 1), allocate: fillRest({ 0: 1 }, 5), weight: () => 1 },
+    { label: '1 at 0/10, 2 at 9–10/10, the rest share, ≤ 6', classOf: (b) => (b === 0 ? 0 : b >= nb - 1 ? 2 : 1), allocate: fillRest({ 0: 1, 2: 2 }, 6), weight: pooledWeight(0.25) },
+    { label: '1 at 0/10, the rest share, ≤ 4; weights (p̃(1 − p̃))^−½', classOf: (b) => (b === 0 ? 0 : 1), allocate: fillRest({ 0: 1 }, 4), weight: pooledWeight(0.5) },
+  ];
+  const hardSuite: Mixture = (tasks, random) => Array.from({ length: tasks }, () => 0.05 + 0.15 * random());
+  const base = { tasks: TASKS, nb, budget: 3 * TASKS, alpha: ALPHA, runs, drop: DROP };
+  console.log(`Allocation probe: ${TASKS} tasks, 10-epoch baseline, ${3 * TASKS} current trials, one test at the end (${runs} runs per cell; 95% Monte-Carlo intervals)\n`);
+  console.log('| allocation by the baseline | current trials a task | "regressed" A/A, exact test | power, additive | power, logit | plain test\'s "regressed" A/A, suite of hard tasks (0.05–0.2) |');
+  console.log('| --- | ---: | ---: | ---: | ---: | ---: |');
+  rules.forEach((rule, row) => {
+    const seed = 500 + 10 * row;
+    const exact = { ...base, conditional: true };
+    const aa = probe(rule, benchMix, { ...exact, seed, shape: 'none' });
+    const additive = probe(rule, benchMix, { ...exact, seed: seed + 1, shape: 'additive' });
+    const logit = probe(rule, benchMix, { ...exact, seed: seed + 2, shape: 'logit' });
+    const plain = probe(rule, hardSuite, { ...base, conditional: false, seed: seed + 3, shape: 'none' });
+    if (over(aa.hits, runs, ALPHA / 2)) problems.push(`allocation probe A/A (${rule.label}): ${rate(aa.hits, runs)}`);
+    console.log(`| ${rule.label} | ${additive.trialsPerTask.toFixed(2)} | ${rate(aa.hits, runs)} | ${rate(additive.hits, runs)} | ${rate(logit.hits, runs)} | ${rate(plain.hits, runs)} |`);
+  });
+}
+if (process.env['GATE_MODE'] === 'allocation') {
+  allocationProbe();
+  if (problems.length) console.error(problems.join('\n'));
+  process.exit(problems.length ? 1 : 0);
+}
 
 function trials(p: number, n: number, random: () => number, errorRate = 0) {
   let passed = 0;
