@@ -1,7 +1,7 @@
 /** Simulated `--epochs auto` runs against a fixed baseline, driven by the same planner the CLI uses. */
 import { rng } from './seededRandom.js';
 import { applyDrop, type DropShape } from './dropShapes.js';
-import { planNextStage, type AdaptiveSettings, type TaskTrials } from '../src/baseline/adaptivePlan.js';
+import { planNextStage, type AdaptiveSettings, type TaskTrials } from '../src/statistics/adaptivePlan.js';
 
 export interface AdaptiveSimulation {
   tasks: number;

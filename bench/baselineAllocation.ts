@@ -4,7 +4,7 @@
  * drop under both drop shapes? Each rule maps the baseline's trials to a current trial count per task
  * (never fewer than 1), then the run is tested once, at the end, at alpha.
  *
- * Two tests are measured. The plain stratified test (src/baseline/stratifiedExact.ts) assumes a
+ * Two tests are measured. The plain stratified test (src/statistics/stratifiedExact.ts) assumes a
  * task's trial counts are fixed; when they depend on the baseline's passes it is not exact: a hard
  * task whose baseline passed by luck gets more current trials, which then regress to its true rate
  * and look like a drop. The exact test for such a design conditions on what the allocation saw:
@@ -17,7 +17,7 @@ import type { DropShape } from './dropShapes.js';
 import { applyDrop } from './dropShapes.js';
 import { rng } from './seededRandom.js';
 import type { Mixture } from './pairedAdaptiveSim.js';
-import { hypergeometric } from '../src/baseline/stratifiedExact.js';
+import { hypergeometric } from '../src/statistics/stratifiedExact.js';
 
 export interface AllocationRule {
   label: string;
@@ -29,7 +29,7 @@ export interface AllocationRule {
   weight: (pooledPassed: number, nb: number, nc: number) => number;
 }
 
-/** round(3 · (p̃(1 − p̃))^(−e)), p̃ the pooled pass rate, as src/baseline/significance.ts (e = ¼ there). */
+/** round(3 · (p̃(1 − p̃))^(−e)), p̃ the pooled pass rate, as src/statistics/significance.ts (e = ¼ there). */
 export const pooledWeight = (e: number) => (s: number, nb: number, nc: number) => {
   const n = nb + nc;
   const p = (Math.min(Math.max(s, 1), n - 1) + 0.5) / (n + 1);

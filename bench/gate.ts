@@ -3,14 +3,14 @@
  * real 5-point drop, and do its intervals cover the true change? Agents are simulated with known
  * per-task pass probabilities; every simulated comparison goes through the verdicts the gate reads
  * (src/baseline/pairedVerdicts.ts: the paired test and each task's beyond-noise test), the staged
- * designs through the planners the CLI uses (src/baseline/adaptivePlan.ts, pairedAdaptivePlan.ts).
+ * designs through the planners the CLI uses (src/statistics/adaptivePlan.ts, pairedAdaptivePlan.ts).
  *
  * Part 1 is the issue-19 table on the bench's own task mixture (no test uses it); part 2 checks the
  * paired test's level and coverage on every other shape of data the gate meets.
  */
-import { estimateWeight, type PairedTask } from '../src/baseline/significance.js';
+import { estimateWeight, type PairedTask } from '../src/statistics/significance.js';
 import { pairedVerdicts } from '../src/baseline/pairedVerdicts.js';
-import type { PairedSettings } from '../src/baseline/pairedAdaptivePlan.js';
+import type { PairedSettings } from '../src/statistics/pairedAdaptivePlan.js';
 import { COMPARE_MIN_EPOCHS } from '../src/cli/epochsAuto.js';
 import { simulateAdaptive } from './adaptiveSim.js';
 import { fillRest, pooledWeight, probe, type AllocationRule } from './baselineAllocation.js';

@@ -16,7 +16,7 @@ import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createRedactor } from '../src/schema/redact.js';
-import { parseTraces } from '../src/traceio/registry.js';
+import { parseTraces } from '../src/traceio/formats.js';
 import { writeTraces } from '../src/traceio/traceFiles.js';
 
 const COUNT = Number(process.env['IMPORT_TRACES'] ?? 10_000);

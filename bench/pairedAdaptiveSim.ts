@@ -1,6 +1,6 @@
 /** Simulated `compare --epochs auto` runs (both sides staged), driven by the same planner the CLI uses. */
-import { planPairedStage, type PairedSettings, type PairedTaskTrials } from '../src/baseline/pairedAdaptivePlan.js';
-import { taskWeight } from '../src/baseline/significance.js';
+import { planPairedStage, type PairedSettings, type PairedTaskTrials } from '../src/statistics/pairedAdaptivePlan.js';
+import { taskWeight } from '../src/statistics/significance.js';
 import { rng } from './seededRandom.js';
 import { applyDrop, type DropShape } from './dropShapes.js';
 

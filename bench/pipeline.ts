@@ -11,10 +11,10 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } f
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { runChecks } from '../src/checks/registry.js';
-import { classify } from '../src/classify/classify.js';
+import { runChecks } from '../src/judging/checks/checkRegistry.js';
+import { classify } from '../src/judging/classify/classify.js';
 import { buildReport, taskResult } from '../src/report/buildReport.js';
-import { judgeTrial } from '../src/report/judge.js';
+import { judgeTrial } from '../src/judging/judgeTrial.js';
 import { renderHtml } from '../src/reporters/html/renderHtml.js';
 import type { Task } from '../src/schema/task.js';
 import type { Span, Trace } from '../src/schema/trace.js';

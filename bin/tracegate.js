@@ -9,7 +9,7 @@ import { setFlagsFromString } from 'node:v8';
 // whenever it sizes the heap, so setting it here, before any work, takes effect.
 if (!process.execArgv.some((a) => a.startsWith('--heap-growing-percent'))) setFlagsFromString('--heap-growing-percent=20');
 
-// `tracegate --version` answers from package.json (where src/schema/packageFiles.ts reads it too)
+// `tracegate --version` answers from package.json (where src/files/packageFiles.ts reads it too)
 // without loading the CLI: a version check in a CI script should cost no more than starting Node.
 const args = process.argv.slice(2);
 if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {

@@ -1,4 +1,4 @@
-import { packageFile } from '../../src/schema/packageFiles.js';
+import { packageFile } from '../../src/files/packageFiles.js';
 import path from 'node:path';
 
 /**

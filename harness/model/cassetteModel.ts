@@ -1,7 +1,7 @@
 import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { CassetteSchema, cassettePath, type Cassette, type CassetteResponse } from '../../src/schema/cassette.js';
-import { JsonFileError, readJsonFile } from '../../src/schema/jsonFile.js';
+import { JsonFileError, readJsonFile } from '../../src/files/jsonFile.js';
 import { createRedactor, type Redactor } from '../../src/schema/redact.js';
 import type { ModelInfo } from '../../src/schema/trace.js';
 import { cassetteKey } from './cassetteKey.js';

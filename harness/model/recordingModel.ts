@@ -1,5 +1,5 @@
 import { mkdirSync } from 'node:fs';
-import { writeFileAtomicSync } from '../../src/schema/atomicWrite.js';
+import { writeFileAtomicSync } from '../../src/files/atomicWrite.js';
 import type { Cassette } from '../../src/schema/cassette.js';
 import { CASSETTE_SCHEMA_VERSION } from '../../src/schema/cassette.js';
 import type { Redactor } from '../../src/schema/redact.js';

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { JsonFileError, readJson, zodProblem } from '../../src/schema/jsonFile.js';
-import { packageFile } from '../../src/schema/packageFiles.js';
+import { JsonFileError, readJson, zodProblem } from '../../src/files/jsonFile.js';
+import { packageFile } from '../../src/files/packageFiles.js';
 import { PolicySchema, type Policy } from '../../src/schema/policy.js';
 import { lineOfJsonString, regexProblem } from '../../src/schema/safeRegex.js';
 

@@ -1,6 +1,6 @@
 import { AgentOutputSchema, AGENT_OUTPUT_SCHEMA_VERSION, ChatMessagesSchema, describeIssues, type AgentOutput, type ChatMessage } from '../schema/agentIo.js';
 import { TraceSchema, type Trace } from '../schema/trace.js';
-import { readUntrustedFile } from '../schema/untrustedFile.js';
+import { readUntrustedFile } from '../files/untrustedFile.js';
 
 export const TRACE_FILE_CAP_BYTES = 32 * 1024 * 1024;
 

@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
-import { writeFileAtomicSync } from '../schema/atomicWrite.js';
+import { writeFileAtomicSync } from '../files/atomicWrite.js';
 import path from 'node:path';
-import { JsonFileError, readJson, zodProblem } from '../schema/jsonFile.js';
+import { JsonFileError, readJson, zodProblem } from '../files/jsonFile.js';
 import { REPORT_SCHEMA_VERSION, RunReportSchema, type RunReport } from '../schema/report.js';
 
 /** Reads a report or baseline, refusing another schema version with a clear message. */

@@ -1,6 +1,6 @@
 import type { Significance } from '../schema/diff.js';
-import { pairedSignificance, type PairedTask } from './significance.js';
-import { tasksBeyondNoise, type TaskNoise } from './taskNoise.js';
+import { pairedSignificance, type PairedTask } from '../statistics/significance.js';
+import { tasksBeyondNoise, type TaskNoise } from '../statistics/taskNoise.js';
 
 /**
  * The two noise-aware verdicts the default gate reads, from the paired tasks' trial counts: the

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { CASSETTE_SCHEMA_VERSION, CassetteSchema, cassettePath, type Cassette } from '../schema/cassette.js';
-import { readJsonFile } from '../schema/jsonFile.js';
+import { readJsonFile } from '../files/jsonFile.js';
 import type { Redactor } from '../schema/redact.js';
 import type { ModelInfo } from '../schema/trace.js';
 import { cassetteResponseOf, replyFromCassette, type ChatReply } from './chatReply.js';

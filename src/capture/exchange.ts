@@ -1,4 +1,4 @@
-import type { ProtocolId } from './protocols/types.js';
+import type { ProtocolId } from './protocols/protocol.js';
 import type { ChatMessage } from '../schema/agentIo.js';
 import type { ChatReply } from './chatReply.js';
 

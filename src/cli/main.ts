@@ -4,7 +4,7 @@ import { registerBaseline, registerCompare, registerDiff, registerReplay, regist
 import { toExit } from './errors.js';
 import { EXIT } from './exitCodes.js';
 import { registerMerge } from './mergeCommand.js';
-import { registerRun } from './runCommand.js';
+import { registerRun } from './runAction.js';
 import { registerExport, registerImport, registerScore } from './traceCommands.js';
 
 /** Builds the CLI and runs it; resolves to the process exit code (0 pass, 1 gate, 2 input, 3 could not run). */

@@ -5,7 +5,7 @@ import type { Command } from 'commander';
 import { readReport } from '../baseline/baselineFile.js';
 import { TRACES_DIR } from '../runner/executeRun.js';
 import { mergeShards, MergeError, type ShardOutput } from '../report/mergeShards.js';
-import { copyFileAtomicSync } from '../schema/atomicWrite.js';
+import { copyFileAtomicSync } from '../files/atomicWrite.js';
 import { createRedactor } from '../schema/redact.js';
 import { CliError, EXIT, exitCodesHelp } from './exitCodes.js';
 import { addGateOptions, finishReport, loadGateInputs, type GateFlags } from './finishReport.js';

@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { tempPathFor, writeFileAtomicSync } from '../schema/atomicWrite.js';
+import { tempPathFor, writeFileAtomicSync } from '../files/atomicWrite.js';
 import { CliError, EXIT } from './exitCodes.js';
 
 /** A file where the output folder should be is bad input (checked without creating anything). */

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { HarnessSettings } from '../adapters/harnessAdapter.js';
-import { readJsonFile } from '../schema/jsonFile.js';
+import { readJsonFile } from '../files/jsonFile.js';
 import { resolveMcpServerPaths } from '../schema/mcpServerPaths.js';
 import { VariantSchema } from '../schema/variant.js';
 

@@ -1,9 +1,9 @@
 import { checkReport } from './finalizeReport.js';
 import { REPORT_SCHEMA_VERSION, type RunInfo, type RunReport, type Summary, type TaskResult, type Trial } from '../schema/report.js';
 import { taskInput, type Task } from '../schema/task.js';
-import { activePriceTable } from '../checks/priceTable.js';
+import { activePriceTable } from '../judging/checks/priceTable.js';
 import { rubricAgreement } from './rubricAgreement.js';
-import { countBy, distribution, ratio } from './stats.js';
+import { countBy, distribution, ratio } from '../statistics/distribution.js';
 
 /** The sum of the priced trials' cost, or undefined when none was priced. */
 function costOf(trials: Trial[]): number | undefined {

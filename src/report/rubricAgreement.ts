@@ -1,5 +1,5 @@
 import type { RubricAgreement, Trial } from '../schema/report.js';
-import { ratio } from './stats.js';
+import { ratio } from '../statistics/distribution.js';
 
 /**
  * How often a judge's rubric verdict matches the rule checks of the same trial, on the judged

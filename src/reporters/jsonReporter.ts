@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { RunReport } from '../schema/report.js';
-import { writeFileAtomic } from '../schema/atomicWrite.js';
-import type { Reporter } from './types.js';
+import { writeFileAtomic } from '../files/atomicWrite.js';
+import type { Reporter } from './reporter.js';
 
 const MARKER = '"__tracegate_report_tasks__"';
 

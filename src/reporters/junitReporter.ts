@@ -1,9 +1,9 @@
-import { writeFileAtomic } from '../schema/atomicWrite.js';
+import { writeFileAtomic } from '../files/atomicWrite.js';
 import path from 'node:path';
 import { completeness } from '../report/completeness.js';
 import type { TaskResult } from '../schema/report.js';
 import { modelLabel } from './modelLabel.js';
-import type { Reporter } from './types.js';
+import type { Reporter } from './reporter.js';
 import { xmlEscape } from './xml.js';
 
 const PROMPT_CHARS = 1000;

@@ -1,7 +1,7 @@
 import type { Trial } from '../schema/report.js';
 import { modelLabel } from './modelLabel.js';
 import { terminalSafe } from './terminalSafe.js';
-import type { Reporter, RunStartEvent, TrialEndEvent } from './types.js';
+import type { Reporter, RunStartEvent, TrialEndEvent } from './reporter.js';
 
 /** Where progress goes (stderr): only what the reporters need of a stream. */
 export interface ProgressStream {

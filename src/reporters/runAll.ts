@@ -1,5 +1,5 @@
 import type { RunReport } from '../schema/report.js';
-import type { LiveEvent, LiveHook, Reporter, TraceStoredEvent } from './types.js';
+import type { LiveEvent, LiveHook, Reporter, TraceStoredEvent } from './reporter.js';
 
 /**
  * Fans each run event out to every reporter, isolating them: a reporter that throws is recorded

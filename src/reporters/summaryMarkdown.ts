@@ -1,11 +1,11 @@
-import { writeFileAtomic } from '../schema/atomicWrite.js';
+import { writeFileAtomic } from '../files/atomicWrite.js';
 import path from 'node:path';
 import { completeness } from '../report/completeness.js';
-import { describeDrop } from '../report/dropFigure.js';
+import { describeDrop } from '../statistics/dropFigure.js';
 import type { RunReport } from '../schema/report.js';
 import { agreementLabel, judgeLabel, modelLabel } from './modelLabel.js';
 import { summaryCounts } from './summaryCounts.js';
-import type { Reporter } from './types.js';
+import type { Reporter } from './reporter.js';
 import { triageRows, triageText } from './triage.js';
 import type { Diff } from '../schema/diff.js';
 

@@ -1,7 +1,7 @@
 import { makeTable } from './table.js';
 import { terminalSafe } from './terminalSafe.js';
 import { triageRows, triageText, type TriageDistribution } from './triage.js';
-import { describeDrop } from '../report/dropFigure.js';
+import { describeDrop } from '../statistics/dropFigure.js';
 import { COMPRESSION_METRIC, type Diff } from '../schema/diff.js';
 import type { GateResult } from '../schema/gate.js';
 

@@ -1,5 +1,5 @@
-import { planNextStage, TASK_STOP_REASONS, type AdaptiveSettings, type TaskTrials } from '../baseline/adaptivePlan.js';
-import { trialCounts } from '../baseline/diff.js';
+import { planNextStage, TASK_STOP_REASONS, type AdaptiveSettings, type TaskTrials } from '../statistics/adaptivePlan.js';
+import { trialCounts } from '../baseline/diffReports.js';
 import type { AdaptiveRun } from '../schema/adaptive.js';
 import type { RunReport } from '../schema/report.js';
 import type { Task } from '../schema/task.js';
@@ -25,7 +25,7 @@ const recorded = (report: RunReport) => report.tasks.reduce((s, t) => s + t.tria
 /**
  * --epochs auto: one trial per task, then stages of one more trial for the tasks whose extra trials
  * can still move the verdict against the (fixed) baseline, until the verdict settles, no task can
- * move it, --max-epochs is reached, or the budget is spent (src/baseline/adaptivePlan.ts decides).
+ * move it, --max-epochs is reached, or the budget is spent (src/statistics/adaptivePlan.ts decides).
  */
 export async function runAdaptive(options: AdaptiveOptions): Promise<{ report: RunReport; finalLevel: number }> {
   const { baseline, maxEpochs } = options;

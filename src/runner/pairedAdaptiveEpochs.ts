@@ -1,5 +1,5 @@
-import { epochFlips, PAIRED_STOP_REASONS, planPairedStage, type PairedDecision, type PairedTaskTrials } from '../baseline/pairedAdaptivePlan.js';
-import { trialCounts } from '../baseline/diff.js';
+import { epochFlips, PAIRED_STOP_REASONS, planPairedStage, type PairedDecision, type PairedTaskTrials } from '../statistics/pairedAdaptivePlan.js';
+import { trialCounts } from '../baseline/diffReports.js';
 import type { AdaptiveRun } from '../schema/adaptive.js';
 import type { RunReport } from '../schema/report.js';
 import type { Task } from '../schema/task.js';
@@ -25,7 +25,7 @@ const recorded = (report: RunReport) => report.tasks.reduce((s, t) => s + t.tria
 /**
  * `compare --epochs auto`: one trial per task on each side, then stages of one more trial on BOTH
  * sides for the tasks that can still move the verdict, until it settles, no task can move it, or
- * the budget is spent (src/baseline/pairedAdaptivePlan.ts decides). A runs before B in each stage.
+ * the budget is spent (src/statistics/pairedAdaptivePlan.ts decides). A runs before B in each stage.
  */
 export async function runPairedAdaptive(options: PairedAdaptiveOptions, executeA: ExecuteSide, executeB: ExecuteSide): Promise<{ a: RunReport; b: RunReport; finalLevel: number }> {
   const wanted = { a: new Map<string, number>(), b: new Map<string, number>() };

@@ -1,6 +1,6 @@
 import { closeSync, existsSync, lstatSync, openSync, readdirSync, readSync, rmSync, statSync, type Stats } from 'node:fs';
 import path from 'node:path';
-import { TEMP_FILE } from '../schema/atomicWrite.js';
+import { TEMP_FILE } from '../files/atomicWrite.js';
 import { TracegateError } from '../schema/runError.js';
 import { RUN_SETTINGS_FILE } from './runSettings.js';
 

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { CassetteRecorder, CassetteReplay } from '../capture/cassetteStore.js';
 import { replyFromCompletion, type ChatReply } from '../capture/chatReply.js';
-import { judgeRequest, parseVerdict } from '../checks/rubricPrompt.js';
+import { judgeRequest, parseVerdict } from '../judging/checks/rubricPrompt.js';
 import { EndpointLimiter, requestWithProviderRetries } from '../provider/index.js';
 import { AdapterConfigError } from '../schema/adapter.js';
 import { checkKey } from '../schema/outcomeFacts.js';
@@ -35,7 +35,7 @@ const WORKSPACE_MARK = '$WORKSPACE';
  * Asks the judge model for the verdict of each rubric check, through the provider layer (retries,
  * Retry-After, adaptive concurrency), or replays it from judge cassettes keyed like the agent's
  * (src/schema/requestKey.ts). Each check gets a `check` span with the verdict or the judge's fault;
- * it never throws for a fault, which errors the trial (src/checks/rubricChecks.ts rubricFault).
+ * it never throws for a fault, which errors the trial (src/judging/checks/rubricChecks.ts rubricFault).
  */
 export class RubricJudge {
   readonly info: JudgeInfo | null;

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { writeFileAtomicSync } from '../schema/atomicWrite.js';
+import { writeFileAtomicSync } from '../files/atomicWrite.js';
 import { TracegateError } from '../schema/runError.js';
 
 /**

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
-import { packageFile } from '../schema/packageFiles.js';
+import { packageFile } from '../files/packageFiles.js';
 import { TracegateError } from '../schema/runError.js';
 
 /**

@@ -7,8 +7,8 @@
  */
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
-import { packJson } from '../schema/packJson.js';
-import { writeFileAtomicSync } from '../schema/atomicWrite.js';
+import { packJson } from '../files/packJson.js';
+import { writeFileAtomicSync } from '../files/atomicWrite.js';
 import type { StoredTrial, WriterReply } from './trialWriter.js';
 
 const port = parentPort!;

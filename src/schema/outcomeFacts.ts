@@ -2,7 +2,7 @@ import type { CheckSpec } from './task.js';
 
 /**
  * What the runner found for one outcome or custom check (src/runner/outcomeProbe.ts), recorded as
- * JSON text on the check's span (`tracegate.check.facts`) and judged by src/checks/outcomeChecks.ts.
+ * JSON text on the check's span (`tracegate.check.facts`) and judged by src/judging/checks/outcomeChecks.ts.
  * The trace keeps the evidence, so a re-scored trace gives the same verdict.
  */
 export type OutcomeSpec = Extract<CheckSpec, { type: 'command' | 'file' | 'changed_files' | 'custom' }>;

@@ -2,8 +2,8 @@ import { z } from 'zod';
 
 /**
  * The model-graded rubric check: a judge model grades the trial against `rubric` with the fixed
- * prompt of src/checks/rubricPrompt.ts. The runner (src/runner/rubricJudge.ts) asks the judge, or
- * replays its recorded answer, and records the verdict on a `check` span; src/checks/rubricChecks.ts
+ * prompt of src/judging/checks/rubricPrompt.ts. The runner (src/runner/rubricJudge.ts) asks the judge, or
+ * replays its recorded answer, and records the verdict on a `check` span; src/judging/checks/rubricChecks.ts
  * judges from that span, so a re-scored trace gives the same verdict without calling the judge.
  */
 export const RUBRIC_INCLUDES = ['answer', 'trajectory'] as const;

@@ -1,5 +1,5 @@
-import { flaggedPattern } from '../checks/answerPatternChecks.js';
-import { jsonSchemaProblem } from '../checks/jsonSchema.js';
+import { flaggedPattern } from '../judging/checks/answerPatternChecks.js';
+import { jsonSchemaProblem } from '../judging/checks/jsonSchema.js';
 import { regexProblem } from '../schema/safeRegex.js';
 import type { CheckSpec } from '../schema/task.js';
 

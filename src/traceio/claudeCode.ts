@@ -3,7 +3,7 @@ import { emptyModel, emptyTool, type Conversation, type ToolCallRecord, type Tur
 import { errorTypeFrom } from './errorTypes.js';
 import { asText, isRecord, num, str } from './jsonText.js';
 import { stem } from './otlpJson.js';
-import type { SniffInput, TraceFormat } from './types.js';
+import type { SniffInput, TraceFormat } from './traceFormat.js';
 
 type Rec = Record<string, unknown>;
 

@@ -3,7 +3,7 @@ import { contentText } from './chatMessages.js';
 import { emptyModel, emptyTool, type Conversation, type ToolCallRecord, type Turn } from './conversation.js';
 import { isRecord, num, str } from './jsonText.js';
 import { stem } from './otlpJson.js';
-import type { TraceFormat } from './types.js';
+import type { TraceFormat } from './traceFormat.js';
 
 type Rec = Record<string, unknown>;
 

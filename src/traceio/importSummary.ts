@@ -1,6 +1,6 @@
 import { llmSpans, toolAttr, toolSpans, type Trace } from '../schema/trace.js';
 import { attr } from '../schema/traceVocabulary.js';
-import type { ImportedFile } from './registry.js';
+import type { ImportedFile } from './formats.js';
 
 export interface ImportRow {
   file: string;

@@ -5,7 +5,7 @@ import { errorTypeFrom, succeededDespite } from './errorTypes.js';
 import { ImportError } from './importError.js';
 import { resolveAttachments } from './inspectAttachments.js';
 import { asText, isRecord, num, parseJson, str, textOf } from './jsonText.js';
-import type { TraceFormat } from './types.js';
+import type { TraceFormat } from './traceFormat.js';
 import { readMember, zipMembers } from './zipArchive.js';
 
 /** Most bytes an .eval archive may unpack to. */

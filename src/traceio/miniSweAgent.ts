@@ -5,7 +5,7 @@ import { errorTypeFrom } from './errorTypes.js';
 import { isRecord, num, str } from './jsonText.js';
 import { stem } from './otlpJson.js';
 import { sweExitReason } from './sweAgent.js';
-import type { TraceFormat } from './types.js';
+import type { TraceFormat } from './traceFormat.js';
 
 type Rec = Record<string, unknown>;
 

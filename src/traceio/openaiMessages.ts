@@ -2,7 +2,7 @@ import { lastAnswer, messagesToTurns } from './chatMessages.js';
 import type { Conversation } from './conversation.js';
 import { isRecord } from './jsonText.js';
 import { stem } from './otlpJson.js';
-import type { TraceFormat } from './types.js';
+import type { TraceFormat } from './traceFormat.js';
 
 const ROLES = new Set(['system', 'developer', 'user', 'assistant', 'tool', 'function']);
 

@@ -2,7 +2,7 @@ import { isRecord, num, str } from './jsonText.js';
 import { ImportError } from './importError.js';
 import { hexId, idProblem, parentId } from './otelIds.js';
 import { nanosOf, nanosToIso, otelConversations, type OtelSpan } from './otelSpans.js';
-import type { TraceFormat } from './types.js';
+import type { TraceFormat } from './traceFormat.js';
 
 /** An OTLP AnyValue (`{stringValue}`, `{intValue}`, `{arrayValue: {values}}`, ...) as a plain value. */
 export function anyValue(v: unknown): unknown {

@@ -1,7 +1,7 @@
 import { decodeOtlpProtobuf } from './otlpProto.js';
 import { ImportError } from './importError.js';
 import { otlpRequestConversations } from './otlpJson.js';
-import type { TraceFormat } from './types.js';
+import type { TraceFormat } from './traceFormat.js';
 
 /** Field 1 (resource_spans), length-delimited: how every ExportTraceServiceRequest and TracesData begins. */
 const RESOURCE_SPANS_TAG = 0x0a;

@@ -1,5 +1,5 @@
 import { attr } from '../schema/traceVocabulary.js';
-import type { ImportedFile } from './registry.js';
+import type { ImportedFile } from './formats.js';
 
 const rootText = (t: ImportedFile['traces'][number], key: string): string | null => {
   const v = t.spans[0]?.attributes[key];

@@ -3,7 +3,7 @@ import { ImportError } from './importError.js';
 import { hexId, idProblem, parentId } from './otelIds.js';
 import { stem } from './otlpJson.js';
 import { otelConversations, type OtelSpan } from './otelSpans.js';
-import type { SniffInput, TraceFormat } from './types.js';
+import type { SniffInput, TraceFormat } from './traceFormat.js';
 
 /** ISO text, epoch seconds/ms/µs/ns numbers: all as ISO. */
 function isoOf(v: unknown, unit: 'auto' | 'us' = 'auto'): string | null {

@@ -1,7 +1,7 @@
 import { buildTrace } from './buildTrace.js';
 import { ImportError } from './importError.js';
 import { otlpJson } from './otlpJson.js';
-import { sniffInput, type ImportedFile } from './registry.js';
+import { sniffInput, type ImportedFile } from './formats.js';
 
 /** Formats whose files can be read as one: every part is an OTLP request. */
 const MERGEABLE = new Set(['otlp-json']);

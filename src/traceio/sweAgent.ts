@@ -4,7 +4,7 @@ import { emptyModel, emptyTool, type Conversation, type Turn } from './conversat
 import { ImportError } from './importError.js';
 import { isRecord, num, str } from './jsonText.js';
 import { stem } from './otlpJson.js';
-import type { TraceFormat } from './types.js';
+import type { TraceFormat } from './traceFormat.js';
 
 type Rec = Record<string, unknown>;
 

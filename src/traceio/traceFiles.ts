@@ -1,8 +1,8 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
-import { writeFileAtomicSync } from '../schema/atomicWrite.js';
+import { writeFileAtomicSync } from '../files/atomicWrite.js';
 import path from 'node:path';
 import { TraceSchema, type Trace } from '../schema/trace.js';
-import { zodProblem } from '../schema/jsonFile.js';
+import { zodProblem } from '../files/jsonFile.js';
 import { ImportError } from './importError.js';
 import { unspillJson } from './spilledText.js';
 

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { runCli, tempDir } from '../helpers/cli.js';
 import { CHROMIUM, launchChromium, watch } from '../helpers/browser.js';
 import { FakeOpenAIServer } from '../helpers/openaiServer.js';
-import { DEFAULT_PRICE_TABLE } from '../../src/checks/priceTable.js';
+import { DEFAULT_PRICE_TABLE } from '../../src/judging/checks/priceTable.js';
 
 describe.skipIf(!CHROMIUM)('report.html shows the run cost', () => {
   it('a priced run draws a cost card naming the price table date, with no page errors', async () => {

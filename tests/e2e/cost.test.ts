@@ -1,7 +1,7 @@
 import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_PRICE_TABLE } from '../../src/checks/priceTable.js';
+import { DEFAULT_PRICE_TABLE } from '../../src/judging/checks/priceTable.js';
 import { RunReportSchema } from '../../src/schema/report.js';
 import { runCli, tempDir } from '../helpers/cli.js';
 import { FakeOpenAIServer } from '../helpers/openaiServer.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { planNextStage, type TaskTrials } from '../../src/baseline/adaptivePlan.js';
-import { nominalLevel, obrienFlemingSpent, sequentialBoundaries } from '../../src/baseline/groupSequential.js';
+import { planNextStage, type TaskTrials } from '../../src/statistics/adaptivePlan.js';
+import { nominalLevel, obrienFlemingSpent, sequentialBoundaries } from '../../src/statistics/groupSequential.js';
 import { simulateAdaptive } from '../../bench/adaptiveSim.js';
 
 describe('group-sequential boundaries', () => {

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { removeOrphanedTempFiles, TEMP_FILE, tempPathFor, writeFileAtomic, writeFileAtomicSync } from '../../src/schema/atomicWrite.js';
+import { removeOrphanedTempFiles, TEMP_FILE, tempPathFor, writeFileAtomic, writeFileAtomicSync } from '../../src/files/atomicWrite.js';
 import { ROOT, tempDir } from '../helpers/cli.js';
 
 describe('atomic writes', () => {
@@ -38,7 +38,7 @@ describe('atomic writes', () => {
     const body = JSON.stringify({ rows: 'x'.repeat(30_000_000) });
     writeFileSync(file, body);
     // The compiled module (npm test builds dist/ first).
-    const module = path.join(ROOT, 'dist/src/schema/atomicWrite.js');
+    const module = path.join(ROOT, 'dist/src/files/atomicWrite.js');
     // A real child process that rewrites the file in a loop until it is killed.
     const child = spawn(process.execPath, ['-e', `
       import(${JSON.stringify(module)}).then(({ writeFileAtomicSync }) => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { checkedTrace } from '../../src/adapters/checkedTrace.js';
-import { judgeTrial } from '../../src/report/judge.js';
+import { judgeTrial } from '../../src/judging/judgeTrial.js';
 import type { Trace } from '../../src/schema/trace.js';
 import { makeTask, TraceBuilder } from '../helpers/traceBuilder.js';
 

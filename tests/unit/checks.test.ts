@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { runCheck } from '../../src/checks/registry.js';
+import { runCheck } from '../../src/judging/checks/checkRegistry.js';
 import { TraceBuilder } from '../helpers/traceBuilder.js';
 
 describe('checks', () => {

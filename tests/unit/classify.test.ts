@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { runChecks } from '../../src/checks/registry.js';
-import { classify } from '../../src/classify/classify.js';
-import { RULES } from '../../src/classify/rules.js';
+import { runChecks } from '../../src/judging/checks/checkRegistry.js';
+import { classify } from '../../src/judging/classify/classify.js';
+import { RULES } from '../../src/judging/classify/rules.js';
 import type { CheckSpec, Task } from '../../src/schema/task.js';
 import type { Trace } from '../../src/schema/trace.js';
 import { makeTask, TraceBuilder } from '../helpers/traceBuilder.js';

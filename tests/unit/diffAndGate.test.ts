@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { diffReports } from '../../src/baseline/diff.js';
+import { diffReports } from '../../src/baseline/diffReports.js';
 import { toBaseline } from '../../src/baseline/baselineFile.js';
-import { defaultRules, evaluateGate } from '../../src/gate/gate.js';
+import { defaultRules, evaluateGate } from '../../src/gate/evaluateGate.js';
 import { makeReport } from '../helpers/reportBuilder.js';
-import { describeDrop } from '../../src/report/dropFigure.js';
+import { describeDrop } from '../../src/statistics/dropFigure.js';
 import { formatDiff } from '../../src/reporters/terminalDiff.js';
 import { mdText, summaryMarkdown } from '../../src/reporters/summaryMarkdown.js';
 import { buildCharts } from '../../src/reporters/html/charts.js';

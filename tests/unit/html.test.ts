@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { inertJson, renderHtml } from '../../src/reporters/html/renderHtml.js';
-import { packJson } from '../../src/schema/packJson.js';
+import { packJson } from '../../src/files/packJson.js';
 import { ViewerTraces } from '../../src/reporters/html/viewerTraces.js';
 import { TraceBuilder } from '../helpers/traceBuilder.js';
 import { tempDir } from '../helpers/cli.js';

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { runCheck } from '../../src/checks/registry.js';
-import { answerNumber } from '../../src/checks/answerPatternChecks.js';
-import { DEFAULT_PRICE_TABLE, priceOf, traceCost } from '../../src/checks/priceTable.js';
-import { classify } from '../../src/classify/classify.js';
+import { runCheck } from '../../src/judging/checks/checkRegistry.js';
+import { answerNumber } from '../../src/judging/checks/answerPatternChecks.js';
+import { DEFAULT_PRICE_TABLE, priceOf, traceCost } from '../../src/judging/checks/priceTable.js';
+import { classify } from '../../src/judging/classify/classify.js';
 import { CheckSpecSchema, type CheckSpec } from '../../src/schema/task.js';
 import type { Trace } from '../../src/schema/trace.js';
 import { makeTask, TraceBuilder } from '../helpers/traceBuilder.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { changedFiles, checkFault, file, globMatches, jsonPathValue } from '../../src/checks/outcomeChecks.js';
+import { changedFiles, checkFault, file, globMatches, jsonPathValue } from '../../src/judging/checks/outcomeChecks.js';
 import { checkKey } from '../../src/schema/outcomeFacts.js';
 import type { CheckSpec } from '../../src/schema/task.js';
 import type { Trace } from '../../src/schema/trace.js';

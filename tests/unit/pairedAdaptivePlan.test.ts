@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { epochFlips, planPairedStage, taskStop, type PairedTaskTrials } from '../../src/baseline/pairedAdaptivePlan.js';
-import { exactMcNemarP, pairedSignificance } from '../../src/baseline/significance.js';
-import { sequentialBoundaries } from '../../src/baseline/groupSequential.js';
+import { epochFlips, planPairedStage, taskStop, type PairedTaskTrials } from '../../src/statistics/pairedAdaptivePlan.js';
+import { exactMcNemarP, pairedSignificance } from '../../src/statistics/significance.js';
+import { sequentialBoundaries } from '../../src/statistics/groupSequential.js';
 import type { TaskResult } from '../../src/schema/report.js';
 import { simulatePairedAdaptive } from '../../bench/pairedAdaptiveSim.js';
 import { rng } from '../../bench/seededRandom.js';

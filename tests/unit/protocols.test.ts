@@ -4,7 +4,7 @@ import { chatCompletions } from '../../src/capture/protocols/chatCompletions.js'
 import { gemini } from '../../src/capture/protocols/gemini.js';
 import { describeCall, matchProtocol } from '../../src/capture/protocols/index.js';
 import { responses } from '../../src/capture/protocols/responses.js';
-import type { NormalizedRequest, Protocol, ProtocolRoute } from '../../src/capture/protocols/types.js';
+import type { NormalizedRequest, Protocol, ProtocolRoute } from '../../src/capture/protocols/protocol.js';
 import { SseParser } from '../../src/capture/chatReply.js';
 
 const read = (protocol: Protocol, body: unknown, route: ProtocolRoute = { kind: 'generate', upstreamPath: '/' }) => {

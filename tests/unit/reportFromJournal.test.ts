@@ -5,7 +5,7 @@ import { journalLine, type JournalEntry } from '../../src/runner/journal.js';
 
 const appendJournal = (file: string, entry: JournalEntry) => appendFileSync(file, journalLine(entry));
 import { taskRowsFromJournal } from '../../src/runner/reportFromJournal.js';
-import { evaluateGate } from '../../src/gate/gate.js';
+import { evaluateGate } from '../../src/gate/evaluateGate.js';
 import { completeness } from '../../src/report/completeness.js';
 import { tempDir } from '../helpers/cli.js';
 import { makeReport } from '../helpers/reportBuilder.js';

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { artifactReporters } from '../../src/cli/finishReport.js';
 import { Reporters } from '../../src/reporters/runAll.js';
-import type { Reporter, RunStartEvent } from '../../src/reporters/types.js';
+import type { Reporter, RunStartEvent } from '../../src/reporters/reporter.js';
 import { makeReport } from '../helpers/reportBuilder.js';
 
 const start: RunStartEvent = {

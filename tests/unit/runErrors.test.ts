@@ -6,7 +6,7 @@ import { AdapterConfigError } from '../../src/adapters/harnessAdapter.js';
 import { toExit } from '../../src/cli/errors.js';
 import { CliError, EXIT } from '../../src/cli/exitCodes.js';
 import { ProviderFaultError } from '../../src/provider/index.js';
-import { JsonFileError } from '../../src/schema/jsonFile.js';
+import { JsonFileError } from '../../src/files/jsonFile.js';
 import { asRunError, RUN_ERROR_CODES, TracegateError } from '../../src/schema/runError.js';
 import { SuiteError } from '../../src/suite/loadSuite.js';
 import { ROOT } from '../helpers/cli.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { estimateWeight, exactMcNemarP, informationWeight, pairedSignificance, taskWeight, type PairedTask } from '../../src/baseline/significance.js';
-import { hypergeometric, stratifiedExact } from '../../src/baseline/stratifiedExact.js';
+import { estimateWeight, exactMcNemarP, informationWeight, pairedSignificance, taskWeight, type PairedTask } from '../../src/statistics/significance.js';
+import { hypergeometric, stratifiedExact } from '../../src/statistics/stratifiedExact.js';
 import { rng } from '../../bench/seededRandom.js';
 
 /** [baseline passed, baseline judged, current passed, current judged] per task. */

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { RULES, UNKNOWN_RULE } from '../../src/classify/rules.js';
+import { RULES, UNKNOWN_RULE } from '../../src/judging/classify/rules.js';
 import { SEED_EVENT_ALIASES } from '../../src/schema/eventTypes.js';
 import { ERROR_TYPE_FAMILIES } from '../../src/schema/trace.js';
 import { ROOT } from '../helpers/cli.js';

@@ -38,7 +38,7 @@ describe('the trace vocabulary', () => {
   });
 
   it('checks, classifier and story read attributes only through the vocabulary', () => {
-    for (const file of ['src/checks/traceChecks.ts', 'src/classify/rules.ts', 'src/reporters/traceStory.ts', 'src/report/judge.ts']) {
+    for (const file of ['src/judging/checks/traceChecks.ts', 'src/judging/classify/rules.ts', 'src/reporters/traceStory.ts', 'src/judging/judgeTrial.ts']) {
       expect(readFileSync(path.join(ROOT, file), 'utf8'), file).not.toMatch(/attributes\[/);
     }
   });

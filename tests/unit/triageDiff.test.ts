@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { diffReports } from '../../src/baseline/diff.js';
+import { diffReports } from '../../src/baseline/diffReports.js';
 import { formatDiff } from '../../src/reporters/terminalDiff.js';
 import { triageRows } from '../../src/reporters/triage.js';
 import { COMPRESSION_METRIC } from '../../src/schema/diff.js';

@@ -1,7 +1,7 @@
 import type { ChatMessage } from '../../schema/agentIo.js';
 import { tokenCount } from '../../schema/trace.js';
 import { providerErrorOf, type ChatReply } from '../chatReply.js';
-import { argumentsObject, arr, canonicalArguments, estimateTokens, obj, str, sseEvents, type NormalizedRequest, type Protocol, type StreamFolder } from './types.js';
+import { argumentsObject, arr, canonicalArguments, estimateTokens, obj, str, sseEvents, type NormalizedRequest, type Protocol, type StreamFolder } from './protocol.js';
 
 /**
  * Anthropic Messages: `POST /v1/messages` (with or without `?beta=true`), JSON or SSE

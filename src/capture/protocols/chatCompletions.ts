@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ChatMessagesSchema, describeIssues } from '../../schema/agentIo.js';
 import { ChunkAccumulator, completionBody, providerErrorOf, replyFromCompletion, sseBody } from '../chatReply.js';
-import type { NormalizedRequest, Protocol, StreamFolder } from './types.js';
+import type { NormalizedRequest, Protocol, StreamFolder } from './protocol.js';
 
 /**
  * OpenAI Chat Completions: `POST …/chat/completions` (JSON or SSE chunks ending in `data: [DONE]`)

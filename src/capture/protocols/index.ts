@@ -2,9 +2,9 @@ import { anthropicMessages } from './anthropicMessages.js';
 import { chatCompletions } from './chatCompletions.js';
 import { gemini } from './gemini.js';
 import { responses } from './responses.js';
-import type { Protocol, ProtocolRoute } from './types.js';
+import type { Protocol, ProtocolRoute } from './protocol.js';
 
-export type { NormalizedRequest, Protocol, ProtocolId, ProtocolRoute, StreamFolder, UpstreamFamily } from './types.js';
+export type { NormalizedRequest, Protocol, ProtocolId, ProtocolRoute, StreamFolder, UpstreamFamily } from './protocol.js';
 
 /** Every protocol the capture proxy speaks, in the order routes are matched. */
 export const PROTOCOLS: readonly Protocol[] = [chatCompletions, responses, anthropicMessages, gemini];

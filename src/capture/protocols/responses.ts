@@ -2,7 +2,7 @@ import type { ChatMessage } from '../../schema/agentIo.js';
 import { tokenCount } from '../../schema/trace.js';
 import type { ChatReply } from '../chatReply.js';
 import { providerErrorOf } from '../chatReply.js';
-import { arr, obj, str, sseEvents, type NormalizedRequest, type Protocol, type StreamFolder } from './types.js';
+import { arr, obj, str, sseEvents, type NormalizedRequest, type Protocol, type StreamFolder } from './protocol.js';
 
 /**
  * OpenAI Responses: `POST …/responses`, JSON or SSE (`response.created`, `response.output_item.*`,

@@ -1,4 +1,4 @@
-import { describeDrop } from '../../report/dropFigure.js';
+import { describeDrop } from '../../statistics/dropFigure.js';
 import type { RunReport } from '../../schema/report.js';
 import { triageRows, triageText, type TriageDistribution } from '../triage.js';
 

@@ -1,5 +1,5 @@
 import { TraceSchema, type Trace } from '../../schema/trace.js';
-import { packJson } from '../../schema/packJson.js';
+import { packJson } from '../../files/packJson.js';
 
 const TEXT_LIMIT = 1500;
 

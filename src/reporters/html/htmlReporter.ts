@@ -1,6 +1,6 @@
-import { writeFileAtomic } from '../../schema/atomicWrite.js';
+import { writeFileAtomic } from '../../files/atomicWrite.js';
 import path from 'node:path';
-import type { Reporter } from '../types.js';
+import type { Reporter } from '../reporter.js';
 import { renderHtmlChunks } from './renderHtml.js';
 import { ViewerTraces } from './viewerTraces.js';
 

@@ -1,5 +1,5 @@
 import type { RunReport, TaskResult } from '../../schema/report.js';
-import { packJson } from '../../schema/packJson.js';
+import { packJson } from '../../files/packJson.js';
 
 /** Tasks per detail block: opening one task inflates one block of this many. */
 export const DETAIL_CHUNK = 500;

@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { completeness } from '../../report/completeness.js';
-import { packageFile } from '../../schema/packageFiles.js';
+import { packageFile } from '../../files/packageFiles.js';
 import type { RunReport } from '../../schema/report.js';
 import { vocabularyForViewer } from '../../schema/traceVocabulary.js';
 import { agreementLabel, judgeLabel, modelLabel } from '../modelLabel.js';

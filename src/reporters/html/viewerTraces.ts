@@ -1,6 +1,6 @@
 import type { Trace } from '../../schema/trace.js';
 import { viewerTraceJson } from './compactTrace.js';
-import { packJson } from '../../schema/packJson.js';
+import { packJson } from '../../files/packJson.js';
 import { RUN_DEFAULTS } from '../../schema/runDefaults.js';
 
 /**

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { attr, llmSpans, toolAttr, toolSpans, type Trace } from '../../../src/schema/trace.js';
-import { parseTraces } from '../../../src/traceio/registry.js';
+import { parseTraces } from '../../../src/traceio/formats.js';
 
 /**
  * The conformance corpus: real files from upstream repositories (tests/fixtures/conformance/<format>/,

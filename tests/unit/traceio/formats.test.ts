@@ -7,7 +7,7 @@ import { attr } from '../../../src/schema/traceVocabulary.js';
 import { ImportError } from '../../../src/traceio/importError.js';
 import { importRow } from '../../../src/traceio/importSummary.js';
 import { quoteBigIntegers } from '../../../src/traceio/jsonText.js';
-import { parseTraces } from '../../../src/traceio/registry.js';
+import { parseTraces } from '../../../src/traceio/formats.js';
 import { FIXTURES } from '../../helpers/samples.js';
 
 const fixture = (name: string) => parseTraces(readFileSync(path.join(FIXTURES, name)), name);

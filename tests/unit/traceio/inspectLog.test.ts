@@ -3,7 +3,7 @@ import path from 'node:path';
 import { strToU8 } from 'fflate';
 import { describe, expect, it } from 'vitest';
 import { llmSpans, toolAttr, toolSpans } from '../../../src/schema/trace.js';
-import { parseTraces } from '../../../src/traceio/registry.js';
+import { parseTraces } from '../../../src/traceio/formats.js';
 import { FIXTURES } from '../../helpers/samples.js';
 
 const upstream = (name: string) => parseTraces(readFileSync(path.join(FIXTURES, 'upstream', name)), name);

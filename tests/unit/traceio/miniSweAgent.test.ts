@@ -4,7 +4,7 @@ import { strToU8 } from 'fflate';
 import { describe, expect, it } from 'vitest';
 import { llmSpans, toolAttr, toolSpans } from '../../../src/schema/trace.js';
 import { importRow } from '../../../src/traceio/importSummary.js';
-import { parseTraces } from '../../../src/traceio/registry.js';
+import { parseTraces } from '../../../src/traceio/formats.js';
 import { FIXTURES } from '../../helpers/samples.js';
 
 const fixture = (name: string) => parseTraces(readFileSync(path.join(FIXTURES, name)), name);

@@ -5,7 +5,7 @@ import { createRedactor } from '../../../src/schema/redact.js';
 import type { Trace } from '../../../src/schema/trace.js';
 import { ImportError } from '../../../src/traceio/importError.js';
 import { streamOtlpDocument } from '../../../src/traceio/otlpDocument.js';
-import { parseTraces } from '../../../src/traceio/registry.js';
+import { parseTraces } from '../../../src/traceio/formats.js';
 import { writeTraceFile } from '../../../src/traceio/traceFiles.js';
 import { openTraceInput, STREAM_FROM_BYTES } from '../../../src/traceio/traceInput.js';
 import { tempDir } from '../../helpers/cli.js';

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { Trace } from '../../../src/schema/trace.js';
 import { ImportError } from '../../../src/traceio/importError.js';
 import { indexOtlpLines } from '../../../src/traceio/otlpLines.js';
-import { MAX_FILE_BYTES, parseTraces } from '../../../src/traceio/registry.js';
+import { MAX_FILE_BYTES, parseTraces } from '../../../src/traceio/formats.js';
 import { openTraceInput } from '../../../src/traceio/traceInput.js';
 import { tempDir } from '../../helpers/cli.js';
 

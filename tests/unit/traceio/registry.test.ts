@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ImportError } from '../../../src/traceio/importError.js';
-import { parseTraces } from '../../../src/traceio/registry.js';
+import { parseTraces } from '../../../src/traceio/formats.js';
 import { FIXTURES } from '../../helpers/samples.js';
 
 describe('JSON Lines', () => {

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseTraces } from '../../../src/traceio/registry.js';
+import { parseTraces } from '../../../src/traceio/formats.js';
 import { qualifySharedSampleIds } from '../../../src/traceio/sampleIds.js';
 
 const CORPUS = path.resolve(import.meta.dirname, '../../fixtures/conformance/inspect-eval');

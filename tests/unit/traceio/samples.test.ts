@@ -5,7 +5,7 @@ import { traceStory } from '../../../src/reporters/traceStory.js';
 import { toolAttr, toolSpans } from '../../../src/schema/trace.js';
 import { attr } from '../../../src/schema/traceVocabulary.js';
 import { importRow } from '../../../src/traceio/importSummary.js';
-import { parseTraces } from '../../../src/traceio/registry.js';
+import { parseTraces } from '../../../src/traceio/formats.js';
 import { SAMPLES } from '../../helpers/samples.js';
 
 const sample = (name: string) => parseTraces(readFileSync(path.join(SAMPLES, name)), name);

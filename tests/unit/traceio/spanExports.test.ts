@@ -4,7 +4,7 @@ import { strToU8 } from 'fflate';
 import { describe, expect, it } from 'vitest';
 import { llmSpans } from '../../../src/schema/trace.js';
 import { ImportError } from '../../../src/traceio/importError.js';
-import { parseTraces } from '../../../src/traceio/registry.js';
+import { parseTraces } from '../../../src/traceio/formats.js';
 import { FIXTURES } from '../../helpers/samples.js';
 
 function failure(value: unknown): ImportError {

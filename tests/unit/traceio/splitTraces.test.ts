@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { llmSpans, toolAttr, toolSpans } from '../../../src/schema/trace.js';
-import { parseTraces } from '../../../src/traceio/registry.js';
+import { parseTraces } from '../../../src/traceio/formats.js';
 import { mergeSplitTraces } from '../../../src/traceio/splitTraces.js';
 import { FIXTURES } from '../../helpers/samples.js';
 

@@ -4,7 +4,7 @@ import { strToU8 } from 'fflate';
 import { describe, expect, it } from 'vitest';
 import { llmSpans, toolAttr, toolSpans } from '../../../src/schema/trace.js';
 import { attr } from '../../../src/schema/traceVocabulary.js';
-import { parseTraces } from '../../../src/traceio/registry.js';
+import { parseTraces } from '../../../src/traceio/formats.js';
 import { FIXTURES } from '../../helpers/samples.js';
 
 const FILE = 'swe-agent-demos-in-history.traj';

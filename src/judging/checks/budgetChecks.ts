@@ -1,6 +1,6 @@
-import { stepCount, toolSpans } from '../schema/trace.js';
+import { stepCount, toolSpans } from '../../schema/trace.js';
 import { activePriceTable, traceCost } from './priceTable.js';
-import { result, type Check } from './types.js';
+import { result, type Check } from './checkResult.js';
 
 /** Each limit the spec gives is checked; the reason lists every one that was exceeded. */
 export const budget: Check<'budget'> = (trace, spec) => {

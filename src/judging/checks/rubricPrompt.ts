@@ -1,5 +1,5 @@
-import type { RubricInclude, RubricSpec, RubricVerdict } from '../schema/rubric.js';
-import { toolAttr, toolSpans, type Trace } from '../schema/trace.js';
+import type { RubricInclude, RubricSpec, RubricVerdict } from '../../schema/rubric.js';
+import { toolAttr, toolSpans, type Trace } from '../../schema/trace.js';
 
 /**
  * The judge's fixed prompt (docs/checks.md#rubric prints it): the same words for every judge model,

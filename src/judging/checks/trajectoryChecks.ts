@@ -1,7 +1,7 @@
-import { safeRegex } from '../schema/safeRegex.js';
-import { toolAttr, toolSpans, type Span, type Trace } from '../schema/trace.js';
+import { safeRegex } from '../../schema/safeRegex.js';
+import { toolAttr, toolSpans, type Span, type Trace } from '../../schema/trace.js';
 import { jsonSchemaErrors } from './jsonSchema.js';
-import { result, type Check } from './types.js';
+import { result, type Check } from './checkResult.js';
 
 function calls(trace: Trace): Array<{ span: Span; name: string }> {
   return toolSpans(trace).map((span) => ({ span, name: toolAttr(span).name }));

@@ -1,8 +1,8 @@
 import { COMPRESSION_METRIC, type Diff, type MetricDiff, type TaskChange, type TaskDiff } from '../schema/diff.js';
 import { DEFAULT_ALPHA } from '../schema/gate.js';
 import type { RunReport, TaskResult } from '../schema/report.js';
-import { ratio } from '../report/stats.js';
-import { epochFlips } from './pairedAdaptivePlan.js';
+import { ratio } from '../statistics/distribution.js';
+import { epochFlips } from '../statistics/pairedAdaptivePlan.js';
 import { pairedVerdicts } from './pairedVerdicts.js';
 
 /** Model modes whose trials cannot differ by chance: replayed or scripted responses, or no model (policy tasks). */

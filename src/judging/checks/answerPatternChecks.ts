@@ -1,6 +1,6 @@
-import { safeRegex } from '../schema/safeRegex.js';
+import { safeRegex } from '../../schema/safeRegex.js';
 import { jsonSchemaErrors } from './jsonSchema.js';
-import { result, type Check } from './types.js';
+import { result, type Check } from './checkResult.js';
 
 /** RE2 inline flags: the pattern a check compiles for `flags` (letters of "ims"). */
 export function flaggedPattern(pattern: string, flags: string | undefined): string {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { llmAttr, llmSpans, type Trace } from '../schema/trace.js';
+import { llmAttr, llmSpans, type Trace } from '../../schema/trace.js';
 
 /** USD per million tokens. cached_input: the price of a prompt token served from the provider's cache. */
 export interface ModelPrice {

@@ -1,8 +1,8 @@
-import type { RubricFacts } from '../schema/rubric.js';
-import type { CheckSpec } from '../schema/task.js';
-import { attr, type Trace } from '../schema/trace.js';
+import type { RubricFacts } from '../../schema/rubric.js';
+import type { CheckSpec } from '../../schema/task.js';
+import { attr, type Trace } from '../../schema/trace.js';
 import { checkSpan } from './outcomeChecks.js';
-import { result, type Check } from './types.js';
+import { result, type Check } from './checkResult.js';
 
 /**
  * The rubric check judges the verdict the runner recorded on the trace's `check` span (asked of the

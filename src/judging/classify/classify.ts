@@ -1,8 +1,8 @@
-import type { CheckResult, Evidence, FailureReason, Layer } from '../schema/report.js';
-import type { Task } from '../schema/task.js';
-import type { Trace } from '../schema/trace.js';
+import type { CheckResult, Evidence, FailureReason, Layer } from '../../schema/report.js';
+import type { Task } from '../../schema/task.js';
+import type { Trace } from '../../schema/trace.js';
 import { customLayer } from '../checks/outcomeChecks.js';
-import { LayerSchema } from '../schema/taxonomy.js';
+import { LayerSchema } from '../../schema/taxonomy.js';
 import { RULES, UNKNOWN_RULE } from './rules.js';
 
 export interface Classification {

@@ -1,8 +1,8 @@
-import { traceCost } from '../checks/priceTable.js';
-import { runChecks } from '../checks/registry.js';
-import { checkFault } from '../checks/outcomeChecks.js';
-import { rubricFault } from '../checks/rubricChecks.js';
-import { classify } from '../classify/classify.js';
+import { traceCost } from './checks/priceTable.js';
+import { runChecks } from './checks/checkRegistry.js';
+import { checkFault } from './checks/outcomeChecks.js';
+import { rubricFault } from './checks/rubricChecks.js';
+import { classify } from './classify/classify.js';
 import type { Trial } from '../schema/report.js';
 import { asRunError, type RunError } from '../schema/runError.js';
 import type { Task } from '../schema/task.js';

@@ -1,7 +1,7 @@
 import jstat from 'jstat';
 import { DEFAULT_ALPHA } from '../schema/gate.js';
 import type { Significance } from '../schema/diff.js';
-import { describeDrop } from '../report/dropFigure.js';
+import { describeDrop } from './dropFigure.js';
 import { P_FLOOR, stratifiedExact, type TaskCounts } from './stratifiedExact.js';
 
 export type { TaskCounts } from './stratifiedExact.js';

@@ -1,10 +1,10 @@
-import type { CheckResult } from '../schema/report.js';
-import type { CheckSpec, CheckType } from '../schema/task.js';
-import type { Trace } from '../schema/trace.js';
+import type { CheckResult } from '../../schema/report.js';
+import type { CheckSpec, CheckType } from '../../schema/task.js';
+import type { Trace } from '../../schema/trace.js';
 import { contains, notContains } from './answerChecks.js';
 import { completed, errorTypes, eventType, maxSteps, policy, toolCalled } from './traceChecks.js';
 import { changedFiles, command, custom, file } from './outcomeChecks.js';
-import type { Check } from './types.js';
+import type { Check } from './checkResult.js';
 import { JUDGED_CHECKS } from './judgedChecks.js';
 import { rubric } from './rubricChecks.js';
 

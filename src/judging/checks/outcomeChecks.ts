@@ -1,8 +1,8 @@
-import { checkKey, type ChangedFilesFacts, type CommandFacts, type CustomFacts, type FileFacts, type OutcomeSpec } from '../schema/outcomeFacts.js';
-import { safeRegex } from '../schema/safeRegex.js';
-import type { CheckSpec } from '../schema/task.js';
-import { SPAN_KIND, attr, type Span, type Trace } from '../schema/trace.js';
-import { result, type Check } from './types.js';
+import { checkKey, type ChangedFilesFacts, type CommandFacts, type CustomFacts, type FileFacts, type OutcomeSpec } from '../../schema/outcomeFacts.js';
+import { safeRegex } from '../../schema/safeRegex.js';
+import type { CheckSpec } from '../../schema/task.js';
+import { SPAN_KIND, attr, type Span, type Trace } from '../../schema/trace.js';
+import { result, type Check } from './checkResult.js';
 
 /**
  * Outcome and custom checks judge the evidence the runner recorded on the trace's `check` spans

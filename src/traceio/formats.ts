@@ -12,7 +12,7 @@ import { otlpJson } from './otlpJson.js';
 import { otlpProtobuf } from './otlpProtobuf.js';
 import { jaegerJson, otelSdkSpans, phoenixSpans } from './spanExports.js';
 import { sweAgentTraj } from './sweAgent.js';
-import type { SniffInput, TraceFormat } from './types.js';
+import type { SniffInput, TraceFormat } from './traceFormat.js';
 
 /** Every importable format by name; detection tries them in this order (most specific first). */
 export const FORMATS = {

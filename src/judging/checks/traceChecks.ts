@@ -1,9 +1,9 @@
-import { errorTypeMeets, stepCount, toolAttr, toolSpans } from '../schema/trace.js';
-import { canonicalEventType } from '../schema/eventTypes.js';
-import { safeRegex } from '../schema/safeRegex.js';
-import type { ExpectedDecision } from '../schema/task.js';
-import type { Span } from '../schema/trace.js';
-import { result, type Check } from './types.js';
+import { errorTypeMeets, stepCount, toolAttr, toolSpans } from '../../schema/trace.js';
+import { canonicalEventType } from '../../schema/eventTypes.js';
+import { safeRegex } from '../../schema/safeRegex.js';
+import type { ExpectedDecision } from '../../schema/task.js';
+import type { Span } from '../../schema/trace.js';
+import { result, type Check } from './checkResult.js';
 
 export const errorTypes: Check<'error_types'> = (trace, spec) => {
   const spans = toolSpans(trace);

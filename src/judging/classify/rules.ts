@@ -1,9 +1,9 @@
-import type { CheckResult, Evidence, FailureReason, Layer } from '../schema/report.js';
-import type { AgentOutcome } from '../schema/agentIo.js';
-import { dropCutToken } from '../schema/redact.js';
-import type { Task } from '../schema/task.js';
-import { ERROR_TYPE_FAMILIES, SPAN_KIND, attr, compressionAttr, stepOf, toolAttr, toolSpans, type Span, type Trace } from '../schema/trace.js';
-import { canonicalEventType } from '../schema/eventTypes.js';
+import type { CheckResult, Evidence, FailureReason, Layer } from '../../schema/report.js';
+import type { AgentOutcome } from '../../schema/agentIo.js';
+import { dropCutToken } from '../../schema/redact.js';
+import type { Task } from '../../schema/task.js';
+import { ERROR_TYPE_FAMILIES, SPAN_KIND, attr, compressionAttr, stepOf, toolAttr, toolSpans, type Span, type Trace } from '../../schema/trace.js';
+import { canonicalEventType } from '../../schema/eventTypes.js';
 
 export interface RuleInput {
   trace: Trace;

@@ -1,7 +1,7 @@
 import { RUN_DEFAULTS } from '../schema/runDefaults.js';
 import path from 'node:path';
 import { readFileSync } from 'node:fs';
-import { parsePriceTable, usePriceTable, type PriceTable } from '../checks/priceTable.js';
+import { parsePriceTable, usePriceTable, type PriceTable } from '../judging/checks/priceTable.js';
 import { Option, type Command } from 'commander';
 import { CASSETTE_MATCHES, type CassetteMatch } from '../capture/cassetteStore.js';
 import { volatileMask } from '../capture/cassetteNormalize.js';
@@ -25,7 +25,7 @@ import { RubricJudge } from '../runner/rubricJudge.js';
 import { CliError, EXIT, exitCodesHelp } from './exitCodes.js';
 import { addGateOptions, artifactReporters, finishReport, GATE_HELP, loadGateInputs, type GateFlags, type GateInputs } from './finishReport.js';
 import { defaultProgressReporter, PROGRESS_REPORTER_NAMES, PROGRESS_REPORTERS, type ProgressReporterName } from '../reporters/progress.js';
-import type { Reporter } from '../reporters/types.js';
+import type { Reporter } from '../reporters/reporter.js';
 import { Reporters } from '../reporters/runAll.js';
 import { withAdapters } from './runLifecycle.js';
 import { ensureWritableDir } from './outputDir.js';

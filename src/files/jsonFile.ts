@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import type { z } from 'zod';
-import { TracegateError } from './runError.js';
+import { TracegateError } from '../schema/runError.js';
 
 /**
  * Every stored file (policy, cassette, gate, variant, report, trace) is read the same way: found,

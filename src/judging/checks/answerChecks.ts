@@ -1,4 +1,4 @@
-import { result, type Check } from './types.js';
+import { result, type Check } from './checkResult.js';
 
 function fold(text: string, caseSensitive: boolean | undefined): string {
   return caseSensitive ? text : text.toLowerCase();

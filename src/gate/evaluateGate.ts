@@ -1,6 +1,6 @@
 import type { GateResult, GateRuleResult, GateRules } from '../schema/gate.js';
 import { completeness } from '../report/completeness.js';
-import { describeDrop, formatPoints } from '../report/dropFigure.js';
+import { describeDrop, formatPoints } from '../statistics/dropFigure.js';
 import type { RunReport } from '../schema/report.js';
 
 const pct = (v: number | null) => (v === null ? 'n/a' : `${(v * 100).toFixed(1)}%`);
