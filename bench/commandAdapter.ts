@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { timeAgentAlone } from './agentAlone.js';
+import { BENCH_CLI } from './benchCli.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const N = Number(process.env['BENCH_AGENT_TRIALS'] ?? 200);
@@ -40,7 +41,7 @@ function startServer(): Promise<{ url: string; close: () => void }> {
 /** Async, never spawnSync: the loopback server lives in this process and must keep answering. */
 async function tracegate(suite: string, agent: string, url: string, out: string, concurrency: number): Promise<number> {
   const started = performance.now();
-  const child = spawn(process.execPath, [path.join(ROOT, 'bin/tracegate.js'), 'run', suite, '--agent-cmd', `python3 ${agent}`, '--base-url', url, '-j', String(concurrency), '--out', out, '-q', '--no-html'], {
+  const child = spawn(process.execPath, [BENCH_CLI, 'run', suite, '--agent-cmd', `python3 ${agent}`, '--base-url', url, '-j', String(concurrency), '--out', out, '-q', '--no-html'], {
     cwd: ROOT,
     env: { ...process.env, OPENAI_API_KEY: 'sk-bench-not-a-real-key-000000', NO_COLOR: '1' },
     stdio: ['ignore', 'ignore', 'pipe'],

@@ -14,14 +14,14 @@ import { spawnSync } from 'node:child_process';
 import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync, writeSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { createRedactor } from '../src/schema/redact.js';
 import { parseTraces } from '../src/traceio/formats.js';
 import { writeTraces } from '../src/traceio/traceFiles.js';
+import { BENCH_CLI } from './benchCli.js';
 
 const COUNT = Number(process.env['IMPORT_TRACES'] ?? 10_000);
 const TARGET_MS = 10_000;
-const BIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../bin/tracegate.js');
+const BIN = BENCH_CLI;
 
 const hex = (n: number, width: number) => n.toString(16).padStart(width, '0');
 const kv = (key: string, value: string | number) => ({ key, value: typeof value === 'number' ? { intValue: String(value) } : { stringValue: value } });

@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runMeasured } from './processUsage.js';
+import { BENCH_CLI } from './benchCli.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const TARGET_MB: Record<number, number> = { 1000: 150, 10000: 200, 100000: 400 };
@@ -54,7 +55,7 @@ async function measure(count: number, url: string, html: boolean): Promise<{ pea
   const dir = mkdtempSync(path.join(tmpdir(), 'tracegate-bench-memory-'));
   const suite = path.join(dir, 'suite.jsonl');
   await writeSuite(suite, count);
-  const args = [path.join(ROOT, 'bin/tracegate.js'), 'run', suite, '--model', 'bench', '--base-url', url, '-j', '50', '--out', path.join(dir, 'out'), '-q', ...(html ? [] : ['--no-html'])];
+  const args = [BENCH_CLI, 'run', suite, '--model', 'bench', '--base-url', url, '-j', '50', '--out', path.join(dir, 'out'), '-q', ...(html ? [] : ['--no-html'])];
   const usage = await runMeasured(process.execPath, args, { env: { ...process.env, OPENAI_API_KEY: 'bench' } });
   if (usage.code !== 0) console.log(usage.stderr.slice(-2000));
   const { max_rss_mb: peakMb, wall_s: seconds, code } = usage;

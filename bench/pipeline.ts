@@ -18,6 +18,7 @@ import { judgeTrial } from '../src/judging/judgeTrial.js';
 import { renderHtml } from '../src/reporters/html/renderHtml.js';
 import type { Task } from '../src/schema/task.js';
 import type { Span, Trace } from '../src/schema/trace.js';
+import { BENCH_CLI } from './benchCli.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
@@ -79,7 +80,7 @@ function benchOrchestration(): void {
   };
   const wall = (file: string, concurrency: number) => {
     const started = performance.now();
-    const result = spawnSync(process.execPath, [path.join(ROOT, 'bin/tracegate.js'), 'run', file, '-j', String(concurrency), '--out', path.join(dir, 'out'), '-q', '--no-html'], { encoding: 'utf8' });
+    const result = spawnSync(process.execPath, [BENCH_CLI, 'run', file, '-j', String(concurrency), '--out', path.join(dir, 'out'), '-q', '--no-html'], { encoding: 'utf8' });
     if (result.status !== 0) throw new Error(`bench run failed: ${result.stderr}`);
     return (performance.now() - started) / 1000;
   };

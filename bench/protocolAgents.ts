@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { timeAgentAlone } from './agentAlone.js';
+import { BENCH_CLI } from './benchCli.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const N = Number(process.env['BENCH_PROTOCOL_TRIALS'] ?? 100);
@@ -85,7 +86,7 @@ interface Flavour {
 
 async function tracegate(suite: string, flavour: Flavour, agent: string, url: string, out: string, concurrency: number): Promise<number> {
   const started = performance.now();
-  const args = [path.join(ROOT, 'bin/tracegate.js'), 'run', suite, '--agent-cmd', `python3 ${agent}`, ...flavour.flags(url), '-j', String(concurrency), '--out', out, '-q', '--no-html'];
+  const args = [BENCH_CLI, 'run', suite, '--agent-cmd', `python3 ${agent}`, ...flavour.flags(url), '-j', String(concurrency), '--out', out, '-q', '--no-html'];
   const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, OPENAI_BASE_URL: '', OPENAI_API_KEY: '', ...flavour.env(url), NO_COLOR: '1' }, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (d) => (stderr += d));

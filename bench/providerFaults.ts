@@ -16,6 +16,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { floorStats } from './retryAfterFloor.js';
 import { rng } from './seededRandom.js';
+import { BENCH_CLI } from './benchCli.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const J = Number(process.env['BENCH_FAULT_J'] ?? 50);
@@ -60,7 +61,7 @@ async function server(rate429: number): Promise<{ url: string; counts: { request
 
 function runCli(args: string[]): Promise<{ code: number | null; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [path.join(ROOT, 'bin/tracegate.js'), ...args], { env: { ...process.env, OPENAI_API_KEY: 'sk-bench-not-real-0000000000' }, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, [BENCH_CLI, ...args], { env: { ...process.env, OPENAI_API_KEY: 'sk-bench-not-real-0000000000' }, stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
     child.stderr.on('data', (d) => (stderr += d));
     child.on('close', (code) => resolve({ code, stderr }));

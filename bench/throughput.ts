@@ -16,6 +16,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { median, runMeasured, spread } from './processUsage.js';
+import { BENCH_CLI } from './benchCli.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const DIST_BENCH = path.join(ROOT, 'dist/bench');
@@ -63,7 +64,7 @@ const fixed = (n: number, digits = 2) => n.toFixed(digits);
 async function main(): Promise<void> {
   const dir = mkdtempSync(path.join(tmpdir(), 'tracegate-bench-throughput-'));
   const server = await startServer();
-  const cli = path.join(ROOT, 'bin/tracegate.js');
+  const cli = BENCH_CLI;
   let outs = 0;
   const tracegate = (file: string, concurrency: number) =>
     measure([cli, 'run', file, '--model', 'x', '--base-url', server.baseUrl, '-j', String(concurrency), '--out', path.join(dir, `out${++outs}`), '-q']);
