@@ -1,11 +1,11 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import { machine } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BIN, ROOT, runCli, tempDir, type CliResult } from '../helpers/cli.js';
 import { ProtocolServer, type ScriptedTurn } from '../helpers/protocolServers.js';
-import { AGENTS_DIR, readReport, REAL_SUITE as SUITE, REQUIRED, verdicts, type RealReport as Report } from '../helpers/realAgents.js';
+import { AGENTS_DIR, readReport, REAL_SUITE as SUITE, verdicts, type RealReport as Report, EXPECTED_VERDICTS, itWithAgent, NO_PROVIDER_ENV, realAgentFlags } from '../helpers/realAgents.js';
 
 /**
  * Claude Code from the npm registry (examples/agents/install.sh, run by .ci/run) through tracegate,
@@ -80,22 +80,16 @@ afterEach(async () => {
 });
 
 describe('real agent: Claude Code (Anthropic Messages)', () => {
-  const present = existsSync(path.join(AGENTS_DIR, INSTALLED));
-  if (!present && REQUIRED) {
-    it('is installed', () => expect.fail(`claude is not installed in ${AGENTS_DIR}: run examples/agents/install.sh`));
-    return;
-  }
-  it.skipIf(!present)(`records through the proxy, then replays with no upstream in new trial folders a day later (skipped unless installed in ${AGENTS_DIR} by examples/agents/install.sh)`, async () => {
+  itWithAgent('claude', INSTALLED, 'records through the proxy, then replays with no upstream in new trial folders a day later', async () => {
     server = new ProtocolServer('anthropic', brain);
     const url = await server.start();
     const cassettes = path.join(tempDir(), 'cassettes');
     const live = tempDir();
-    const common = ['--agent-cmd', CMD, '--agent-env', 'TRACEGATE_AGENTS_DIR', '--timeout', '180000', '--no-html', '-j', '2'];
-    const offline = { OPENAI_API_KEY: '', OPENAI_BASE_URL: '', OPENAI_MODEL: '', GEMINI_API_KEY: '', GOOGLE_GEMINI_BASE_URL: '', GOOGLE_API_KEY: '' };
-    const env = { ...offline, TRACEGATE_AGENTS_DIR: AGENTS_DIR, ANTHROPIC_BASE_URL: url, ANTHROPIC_API_KEY: UPSTREAM_KEY };
+    const common = realAgentFlags(CMD);
+    const env = { ...NO_PROVIDER_ENV, TRACEGATE_AGENTS_DIR: AGENTS_DIR, ANTHROPIC_BASE_URL: url, ANTHROPIC_API_KEY: UPSTREAM_KEY };
     const recorded = await runCli(['run', SUITE, ...common, '--record', cassettes, '--out', live, '--sandbox', 'process'], { env });
     const liveReport = readReport(live);
-    expect(verdicts(liveReport), recorded.stderr).toEqual({ launch_code_001: 'passed:', backup_code_001: 'failed:FINAL_ANSWER_INCOMPLETE' });
+    expect(verdicts(liveReport), recorded.stderr).toEqual(EXPECTED_VERDICTS);
     expect(recorded.code).toBe(1);
     expect(liveReport.run.model.mode).toBe('recording');
     // Claude Code's own traffic reached the upstream through the proxy, with the real key in its header.
@@ -122,10 +116,9 @@ describe('real agent: Claude Code (Anthropic Messages)', () => {
     const replayed = tempDir();
     const again = await runCliOnOtherKernel(['run', SUITE, ...common, '--cassettes', cassettes, '--agent-clock', '+1d', '--sandbox', 'bwrap', '--out', replayed], { ...env, ANTHROPIC_BASE_URL: '', ANTHROPIC_API_KEY: '' });
     const report = readReport(replayed);
-    expect(verdicts(report), again.stderr).toEqual({ launch_code_001: 'passed:', backup_code_001: 'failed:FINAL_ANSWER_INCOMPLETE' });
+    expect(verdicts(report), again.stderr).toEqual(EXPECTED_VERDICTS);
     expect(report.run.model.mode).toBe('replayed');
     expect(report.run.sandbox).toMatch(/bubblewrap/);
     expect(toolNames(spans(replayed, report, 'launch_code_001'))).toEqual(toolNames(liveSpans));
-    // Two runs of a real CLI that starts slowly: on a loaded 2-core machine one run took over a minute.
   }, 480_000);
 });

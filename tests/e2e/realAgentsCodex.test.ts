@@ -1,9 +1,9 @@
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCli, tempDir } from '../helpers/cli.js';
 import { ProtocolServer, type ScriptedTurn } from '../helpers/protocolServers.js';
-import { AGENTS_DIR, readReport, REAL_SUITE as SUITE, REQUIRED, verdicts, type RealReport as Report } from '../helpers/realAgents.js';
+import { AGENTS_DIR, readReport, REAL_SUITE as SUITE, verdicts, type RealReport as Report, EXPECTED_VERDICTS, itWithAgent, NO_PROVIDER_ENV, realAgentFlags } from '../helpers/realAgents.js';
 
 /**
  * Codex (@openai/codex 0.171.0 from the npm registry, examples/agents/install.sh) through tracegate
@@ -71,21 +71,16 @@ const MODES = [
 ] as const;
 
 describe.each(MODES)('real agent: codex (OpenAI Responses, SSE), $mode', ({ cmd, model, tool }) => {
-  const present = existsSync(path.join(AGENTS_DIR, INSTALLED));
-  if (!present && REQUIRED) {
-    it('is installed', () => expect.fail(`codex is not installed in ${AGENTS_DIR}: run examples/agents/install.sh`));
-    return;
-  }
-  it.skipIf(!present)(`records through the proxy, then replays with no upstream in new trial folders a day later (skipped unless installed in ${AGENTS_DIR} by examples/agents/install.sh)`, async () => {
+  itWithAgent('codex', INSTALLED, 'records through the proxy, then replays with no upstream in new trial folders a day later', async () => {
     server = new ProtocolServer('responses', brain);
     const url = await server.start();
     const cassettes = path.join(tempDir(), 'cassettes');
     const live = tempDir();
-    const common = ['--agent-cmd', cmd, '--agent-env', 'TRACEGATE_AGENTS_DIR', '--timeout', '180000', '--no-html', '-j', '2'];
-    const env = { TRACEGATE_AGENTS_DIR: AGENTS_DIR, OPENAI_API_KEY: UPSTREAM_KEY, OPENAI_BASE_URL: '', OPENAI_MODEL: '', ANTHROPIC_API_KEY: '', ANTHROPIC_BASE_URL: '', GEMINI_API_KEY: '', GOOGLE_GEMINI_BASE_URL: '', GOOGLE_API_KEY: '' };
+    const common = realAgentFlags(cmd);
+    const env = { ...NO_PROVIDER_ENV, TRACEGATE_AGENTS_DIR: AGENTS_DIR, OPENAI_API_KEY: UPSTREAM_KEY };
     const recorded = await runCli(['run', SUITE, ...common, '--base-url', `${url}/v1`, '--record', cassettes, '--out', live, '--sandbox', 'process'], { env });
     const liveReport = readReport(live);
-    expect(verdicts(liveReport), recorded.stderr).toEqual({ launch_code_001: 'passed:', backup_code_001: 'failed:FINAL_ANSWER_INCOMPLETE' });
+    expect(verdicts(liveReport), recorded.stderr).toEqual(EXPECTED_VERDICTS);
     expect(recorded.code).toBe(1);
     expect(liveReport.run.model.mode).toBe('recording');
     // Codex called the upstream through the proxy (streamed, with the real key), twice a task.
@@ -108,9 +103,8 @@ describe.each(MODES)('real agent: codex (OpenAI Responses, SSE), $mode', ({ cmd,
     const replayed = tempDir();
     const again = await runCli(['run', SUITE, ...common, '--cassettes', cassettes, '--agent-clock', '+1d', '--sandbox', 'bwrap', '--out', replayed], { env: { ...env, OPENAI_API_KEY: '' } });
     const report = readReport(replayed);
-    expect(verdicts(report), again.stderr).toEqual({ launch_code_001: 'passed:', backup_code_001: 'failed:FINAL_ANSWER_INCOMPLETE' });
+    expect(verdicts(report), again.stderr).toEqual(EXPECTED_VERDICTS);
     expect(report.run.model.mode).toBe('replayed');
     expect(toolNames(traceOf(replayed, report, 'launch_code_001'))).toEqual([tool]);
-    // Two runs of a real CLI that starts slowly: on a loaded 2-core machine one run took over a minute.
   }, 480_000);
 });

@@ -1,10 +1,10 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { hasBubblewrap } from '../../harness/index.js';
 import { runCli, tempDir } from '../helpers/cli.js';
 import { ProtocolServer, type ScriptedTurn } from '../helpers/protocolServers.js';
-import { AGENTS_DIR, readReport, REAL_SUITE as SUITE, REQUIRED, verdicts, type RealReport as Report } from '../helpers/realAgents.js';
+import { AGENTS_DIR, readReport, REAL_SUITE as SUITE, verdicts, type RealReport as Report, EXPECTED_VERDICTS, itWithAgent, NO_PROVIDER_ENV, realAgentFlags } from '../helpers/realAgents.js';
 
 /**
  * Gemini CLI from the npm registry (examples/agents/install.sh, examples/agents/gemini/run.mjs)
@@ -16,7 +16,7 @@ const UPSTREAM_KEY = 'AIzaUpstream0123456789abcdefghijklmnop';
 const INSTALLED = 'gemini/node_modules/.bin/gemini';
 const CMD = 'node examples/agents/gemini/run.mjs';
 /** Every protocol's variables empty, so only what each run names is live. */
-const offline = { OPENAI_API_KEY: '', OPENAI_BASE_URL: '', OPENAI_MODEL: '', ANTHROPIC_API_KEY: '', ANTHROPIC_BASE_URL: '', GEMINI_API_KEY: '', GOOGLE_GEMINI_BASE_URL: '', GOOGLE_API_KEY: '', GEMINI_MODEL: '' };
+const offline = { ...NO_PROVIDER_ENV, GEMINI_MODEL: '' };
 
 type Obj = Record<string, unknown>;
 const asObj = (v: unknown): Obj => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : {});
@@ -78,21 +78,16 @@ afterEach(async () => {
 });
 
 describe('real agent: gemini', () => {
-  const present = existsSync(path.join(AGENTS_DIR, INSTALLED));
-  if (!present && REQUIRED) {
-    it('is installed', () => expect.fail(`gemini is not installed in ${AGENTS_DIR}: run examples/agents/install.sh`));
-    return;
-  }
-  it.skipIf(!present)(`records through the proxy's Gemini front-end, then replays with no upstream in new trial folders a day later (skipped unless installed in ${AGENTS_DIR} by examples/agents/install.sh)`, async () => {
+  itWithAgent('gemini', INSTALLED, "records through the proxy's Gemini front-end, then replays with no upstream in new trial folders a day later", async () => {
     server = new ProtocolServer('gemini', brain);
     const url = await server.start();
     const cassettes = path.join(tempDir(), 'cassettes');
     const live = tempDir();
-    const common = ['--agent-cmd', CMD, '--agent-env', 'TRACEGATE_AGENTS_DIR', '--timeout', '180000', '--no-html', '-j', '2'];
+    const common = realAgentFlags(CMD);
     const env = { ...offline, TRACEGATE_AGENTS_DIR: AGENTS_DIR };
     const recorded = await runCli(['run', SUITE, ...common, '--gemini-base-url', url, '--record', cassettes, '--out', live, '--sandbox', 'process'], { env: { ...env, GEMINI_API_KEY: UPSTREAM_KEY } });
     const liveReport = readReport(live);
-    expect(verdicts(liveReport), recorded.stderr).toEqual({ launch_code_001: 'passed:', backup_code_001: 'failed:FINAL_ANSWER_INCOMPLETE' });
+    expect(verdicts(liveReport), recorded.stderr).toEqual(EXPECTED_VERDICTS);
     expect(recorded.code).toBe(1);
     expect(liveReport.run.model.mode).toBe('recording');
     // The CLI's own calls reached the upstream in its protocol, with the real key in its header.
@@ -117,7 +112,7 @@ describe('real agent: gemini', () => {
     const replayed = tempDir();
     const again = await runCli(['run', SUITE, ...common, '--cassettes', cassettes, '--agent-clock', '+1d', '--out', replayed, '--sandbox', sandbox], { env });
     const report = readReport(replayed);
-    expect(verdicts(report), again.stderr).toEqual({ launch_code_001: 'passed:', backup_code_001: 'failed:FINAL_ANSWER_INCOMPLETE' });
+    expect(verdicts(report), again.stderr).toEqual(EXPECTED_VERDICTS);
     expect(report.run.model.mode).toBe('replayed');
     expect(report.run.sandbox).toMatch(sandbox === 'bwrap' ? /bubblewrap/ : /process/);
     expect(toolNames(spans(replayed, report, 'launch_code_001'))).toEqual(toolNames(liveSpans));
