@@ -257,12 +257,20 @@ function modelEndpointOf(plan: SystemPlan, flags: RunFlags, env: NodeJS.ProcessE
   };
 }
 
-/** Checks the resolved run's model endpoint answers (exit 3 at once if not), and builds its adapter. */
+/** The live judge of the run's rubric checks, which every graded trial will call; null when it replays or there is none. */
+function judgeEndpointOf(run: ResolvedRun): PreflightTarget | null {
+  if (run.judge.kind !== 'live') return null;
+  return { baseUrl: run.judge.baseUrl, apiKey: run.judge.apiKey ?? null, urlSource: '--judge-base-url (or OPENAI_BASE_URL)', keyName: run.judge.keyEnv, keyFlag: '--judge-api-key-env', role: 'the judge endpoint' };
+}
+
+/** Checks the resolved run's model endpoint and live judge answer (exit 3 at once if not), and builds its adapter. */
 export async function buildAdapter(flags: RunFlags, run: ResolvedRun, prepared: PreparedRun): Promise<Adapter> {
   const plan = run.system;
-  const endpoint = modelEndpointOf(plan, flags, runEnvironment(flags));
-  const warning = endpoint ? await preflight(endpoint) : null;
-  if (warning) process.stderr.write(terminalSafe(`warning: ${warning}`) + '\n');
+  const endpoints = [modelEndpointOf(plan, flags, runEnvironment(flags)), judgeEndpointOf(run)].filter((e): e is PreflightTarget => e !== null);
+  for (const endpoint of endpoints) {
+    const warning = await preflight(endpoint);
+    if (warning) process.stderr.write(terminalSafe(`warning: ${warning}`) + '\n');
+  }
   const errorPatterns = prepared.suites.flatMap((s) => s.header.errorPatterns).map((p) => ({ pattern: safeRegex(p.pattern), error_type: p.error_type }));
   const maskPatterns = prepared.suites.flatMap((s) => s.header.maskPatterns).map((p) => volatileMask(p.pattern, p.replacement));
   return createAdapter(plan, { redactor: prepared.redactor, env: runEnvironment(flags), secrets: [...run.secrets], errorPatterns, maskPatterns, concurrency: run.concurrency });
@@ -326,6 +334,7 @@ export async function runInto(prepared: PreparedRun, flags: RunFlags, run: Resol
   let stopped: string | null = null;
   reporters.emit('onRunStart', {
     model: adapter.model,
+    judge: judge?.info ?? null,
     agent: run.agent,
     policy: adapter.policy,
     sandbox: adapter.sandbox,

@@ -11,6 +11,8 @@ export interface PreflightTarget {
   urlSource: string;
   /** The environment variable the key came from. */
   keyName: string;
+  /** The flag that names another variable (default --api-key-env). */
+  keyFlag?: string;
   /** What the endpoint is to this run: "the model endpoint", "the capture proxy's upstream". */
   role: string;
 }
@@ -67,7 +69,7 @@ export async function preflight(target: PreflightTarget, timeoutMs = PREFLIGHT_T
   }
   if (status === 401 || status === 403) {
     const key = target.apiKey ? `the key in ${target.keyName} was refused` : `it needs a key and ${target.keyName} is not set`;
-    throw new PreflightError('key_refused', `${key} (HTTP ${status}): ${where}; set ${target.keyName} to a key this endpoint accepts, or pass --api-key-env NAME`);
+    throw new PreflightError('key_refused', `${key} (HTTP ${status}): ${where}; set ${target.keyName} to a key this endpoint accepts, or pass ${target.keyFlag ?? '--api-key-env'} NAME`);
   }
   return null;
 }

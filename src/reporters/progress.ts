@@ -1,5 +1,5 @@
 import type { Trial } from '../schema/report.js';
-import { modelLabel } from './modelLabel.js';
+import { judgeLabel, modelLabel } from './modelLabel.js';
 import { terminalSafe } from './terminalSafe.js';
 import type { Reporter, RunStartEvent, TrialEndEvent } from './reporter.js';
 
@@ -17,6 +17,7 @@ export function headerLines(e: RunStartEvent): string[] {
   return [
     `tracegate run: ${e.tasks} task${e.tasks === 1 ? '' : 's'} × ${epochs}${trials}, concurrency ${e.concurrency}`,
     `  model:   ${modelLabel(e.model)}`,
+    ...(e.judge ? [`  judge:   ${judgeLabel(e.judge)}`] : []),
     `  agent:   ${e.agent} (policy ${e.policy}; sandbox ${e.sandbox})`,
     `  suites:  ${e.suites.join(', ')}`,
     `  gate:    ${e.gate}`,

@@ -1,9 +1,12 @@
 import type { RunReport, Trial } from '../schema/report.js';
+import type { JudgeInfo } from '../schema/rubric.js';
 import type { ModelInfo, Trace } from '../schema/trace.js';
 
 /** What a run is about to do, told before its first trial (the terminal's header). */
 export interface RunStartEvent {
   readonly model: ModelInfo;
+  /** Who grades the rubric checks (live, replayed or scripted), or null when no task has one. */
+  readonly judge: JudgeInfo | null;
   /** Which system runs: "the reference harness", an --agent-cmd command or an --agent-url. */
   readonly agent: string;
   readonly policy: string;

@@ -15,7 +15,7 @@ import { attributes } from '../schema/traceVocabulary.js';
 
 /** Where a run's rubric checks get their verdicts: a live judge (maybe recorded), its cassettes, or nowhere. */
 export type JudgePlan =
-  | { kind: 'live'; model: string; baseUrl: string; apiKey: string | undefined; record: string | undefined }
+  | { kind: 'live'; model: string; baseUrl: string; apiKey: string | undefined; keyEnv: string; record: string | undefined }
   | { kind: 'cassettes'; dir: string }
   | { kind: 'none' };
 
@@ -174,7 +174,7 @@ export function resolveJudgePlan(flags: JudgeFlags, env: Readonly<Record<string,
     const keyEnv = flags.judgeApiKeyEnv ?? flags.apiKeyEnv;
     const apiKey = env[keyEnv] || undefined;
     if (!apiKey && baseUrl === RUN_DEFAULTS.openaiBaseUrl) bad(`--judge-model: ${keyEnv} is not set, and api.openai.com needs a key; for a local judge pass --judge-base-url URL`);
-    return { kind: 'live', model: flags.judgeModel, baseUrl, apiKey, record: flags.judgeRecord };
+    return { kind: 'live', model: flags.judgeModel, baseUrl, apiKey, keyEnv, record: flags.judgeRecord };
   }
   if (flags.judgeRecord) bad('--judge-record needs a live judge: pass --judge-model NAME');
   if (flags.judgeBaseUrl) bad('--judge-base-url needs --judge-model NAME');

@@ -114,4 +114,15 @@ describe('fail fast: a model endpoint that cannot answer stops the run before it
     expect(result.stderr).toContain(`error: tracegate could not run: connection refused: ${role} http://127.0.0.1:${port}/v1: nothing listens there`);
     expect(existsSync(path.join(out, 'results.jsonl'))).toBe(false);
   });
+
+  it('a live judge (--judge-model) that cannot answer stops the run too, before any trial spends a model call', async () => {
+    const dir = tempDir();
+    writeFileSync(path.join(dir, 's.jsonl'), JSON.stringify({ id: 'graded', tool_call: { name: 'calculator', arguments: { expression: '1+1' } }, checks: [{ type: 'rubric', rubric: 'The result is 2.' }] }) + '\n');
+    const port = await closedPort();
+    const out = path.join(dir, 'out');
+    const result = await runCli(['run', path.join(dir, 's.jsonl'), '--judge-model', 'judge', '--judge-base-url', `http://127.0.0.1:${port}/v1`, '--out', out], { env: { OPENAI_API_KEY: 'sk-test-not-real-000000000000' } });
+    expect(result.code, result.stderr).toBe(3);
+    expect(result.stderr).toContain(`error: tracegate could not run: connection refused: the judge endpoint http://127.0.0.1:${port}/v1: nothing listens there; start the server, or pass the right --judge-base-url (or OPENAI_BASE_URL)`);
+    expect(existsSync(path.join(out, 'results.jsonl'))).toBe(false);
+  });
 });

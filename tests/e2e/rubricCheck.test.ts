@@ -89,6 +89,11 @@ describe('rubric check', () => {
     expect(readFileSync(path.join(out, 'summary.md'), 'utf8')).toContain(line);
     expect(r.stdout + r.stderr).toContain(line);
     expect(readFileSync(path.join(out, 'report.html'), 'utf8')).toContain(line);
+    // The run's header, printed before the first trial, names the judge beside the model.
+    const header = (r.stdout + r.stderr).split('\n');
+    const judgeAt = header.findIndex((l) => l.startsWith(`  judge:   LIVE: lenient at ${base}`));
+    expect(judgeAt, r.stderr).toBeGreaterThan(0);
+    expect(judgeAt).toBeLessThan(header.findIndex((l) => /^\[1\/2\]/.test(l)));
   });
 
   it('compare grades both sides with one judge: --judge-record keeps both sides\' verdicts, which replay', async () => {

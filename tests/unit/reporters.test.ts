@@ -9,6 +9,7 @@ import { makeReport } from '../helpers/reportBuilder.js';
 
 const start: RunStartEvent = {
   model: { provider: 'none', mode: 'none', model: 'none', base_url: null },
+  judge: null,
   agent: 'the reference harness',
   policy: 'default',
   sandbox: 'process',
