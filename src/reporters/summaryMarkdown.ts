@@ -7,7 +7,7 @@ import { agreementLabel, judgeLabel, modelLabel } from './modelLabel.js';
 import { summaryCounts } from './summaryCounts.js';
 import type { Reporter } from './reporter.js';
 import { triageRows, triageText } from './triage.js';
-import type { Diff } from '../schema/diff.js';
+import { RATE_METRICS, type Diff } from '../schema/diff.js';
 
 const MAX_ROWS = 15;
 /** GitHub refuses PR comments over 65,536 characters. */
@@ -34,8 +34,6 @@ export function mdText(text: string): string {
 export function usd(value: number): string {
   return value !== 0 && value < 0.01 ? `$${value.toPrecision(4)}` : `$${value.toFixed(2)}`;
 }
-
-const RATE_METRICS = new Set(['pass_rate', 'error_rate', 'tool_error_rate', 'recovery_rate', 'compressed_trial_rate', 'pass_hat_k']);
 
 /** Failed trials by reason and by layer against the baseline, the ones that grew first. */
 function triageMarkdown(diff: Diff): string[] {

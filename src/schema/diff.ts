@@ -59,6 +59,9 @@ export type MetricDiff = z.infer<typeof MetricDiffSchema>;
 /** The diff metric that says how often context compression ran: judged trials that compressed. */
 export const COMPRESSION_METRIC = 'compressed_trial_rate';
 
+/** The diff metrics that are fractions of 0..1, shown in points; the others (steps, tokens, latency) are shown as they are. */
+export const RATE_METRICS: ReadonlySet<string> = new Set(['pass_rate', 'error_rate', 'tool_error_rate', 'recovery_rate', COMPRESSION_METRIC, 'pass_hat_k']);
+
 export const SignificanceSchema = z.object({
   /** paired_t: older reports only; new ones use the exact tests. */
   method: z.enum(['exact_mcnemar', 'stratified_exact', 'stratified_normal', 'paired_t']),

@@ -1,5 +1,6 @@
 import { describeDrop } from '../../statistics/dropFigure.js';
 import type { RunReport } from '../../schema/report.js';
+import { RATE_METRICS } from '../../schema/diff.js';
 import { triageRows, triageText, type TriageDistribution } from '../triage.js';
 
 /** A vega-lite spec as plain data (validated by vega-lite in the page). */
@@ -177,8 +178,6 @@ function latencyAndTokens(report: RunReport): Chart {
     },
   };
 }
-
-const RATE_METRICS = new Set(['pass_rate', 'error_rate', 'tool_error_rate', 'recovery_rate', 'compressed_trial_rate', 'pass_hat_k']);
 
 function baselineComparison(report: RunReport): Chart[] {
   const diff = report.diff;
