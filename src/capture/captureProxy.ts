@@ -169,7 +169,7 @@ export class CaptureProxy {
     const sent = trialKeysSent(req, query);
     if (sent.length && !sent.includes(trial.apiKey)) {
       const names = found ? `${found.protocol.keyHeader === 'authorization' ? 'Authorization: Bearer' : found.protocol.keyHeader}` : 'its key header';
-      return void this.sendError(res, 401, `tracegate capture proxy: this is not the key of this trial (${names}; the trial's key is in OPENAI_API_KEY, ANTHROPIC_API_KEY and GEMINI_API_KEY)`);
+      return void this.sendError(res, 401, `tracegate capture proxy: this is not the key of this trial (${names}; the trial's key is in OPENAI_API_KEY, ANTHROPIC_API_KEY and GEMINI_API_KEY)`, {}, found?.protocol);
     }
     if (!found) {
       // A reachability probe, or a read that is no model call, is answered without touching the trial.
@@ -203,9 +203,11 @@ export class CaptureProxy {
     return this.options.redactor ? this.options.redactor.text(masked) : masked;
   }
 
-  private sendError(res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void {
+  /** The proxy's own error, in the shape of the API the agent called when it is known. */
+  private sendError(res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}, protocol?: Protocol): void {
+    const text = this.scrub(message);
     res.writeHead(status, { 'content-type': 'application/json', ...headers });
-    res.end(JSON.stringify({ type: 'error', error: { message: this.scrub(message), type: 'tracegate_proxy_error', code: null, param: null } }));
+    res.end(JSON.stringify(protocol?.errorBody?.(status, text) ?? { type: 'error', error: { message: text, type: 'tracegate_proxy_error', code: null, param: null } }));
   }
 
   private async models(trial: TrialState, res: ServerResponse): Promise<void> {
@@ -250,18 +252,18 @@ export class CaptureProxy {
       res.writeHead(response.status, { 'content-type': response.headers.get('content-type') ?? 'application/json' });
       res.end(response.ok ? scrubKeyBytes(body, upstream.apiKey) : this.scrub(body.toString('utf8')));
     } catch (error) {
-      this.sendError(res, 502, `tracegate capture proxy: count tokens: ${(error as Error).message}`);
+      this.sendError(res, 502, `tracegate capture proxy: count tokens: ${(error as Error).message}`, {}, protocol);
     }
   }
 
   private async generate(trial: TrialState, protocol: Protocol, target: ProtocolRoute, req: IncomingMessage, res: ServerResponse): Promise<void> {
     const raw = await readBody(req);
-    if (raw === null) return void this.sendError(res, 413, `tracegate capture proxy: request over ${MAX_REQUEST_BYTES} bytes`, { connection: 'close' });
+    if (raw === null) return void this.sendError(res, 413, `tracegate capture proxy: request over ${MAX_REQUEST_BYTES} bytes`, { connection: 'close' }, protocol);
     if (target.kind === 'count-tokens') return this.countTokens(trial, protocol, target, req, raw, res);
     const refused = (why: string) => {
       const message = `this agent called ${describeCall(req.method ?? 'POST', target.upstreamPath.split('?')[0]!)} at the proxy with a body it cannot read: ${why}`;
       this.refuse(trial, message);
-      this.sendError(res, 400, `tracegate capture proxy: ${message}`, { 'x-should-retry': 'false' });
+      this.sendError(res, 400, `tracegate capture proxy: ${message}`, { 'x-should-retry': 'false' }, protocol);
     };
     let body: unknown;
     try {
@@ -294,7 +296,7 @@ export class CaptureProxy {
       if (!trial.runError || (trial.absorbable && !absorbable)) Object.assign(trial, { runError: { code, message: full }, absorbable });
       exchange.error = full;
       // x-should-retry: the openai and anthropic clients would otherwise retry a fault no retry can fix.
-      this.sendError(res, 502, `tracegate: ${full}`, { 'x-should-retry': 'false' });
+      this.sendError(res, 502, `tracegate: ${full}`, { 'x-should-retry': 'false' }, protocol);
     };
     const { replay, recorder } = this.options;
     const upstream = this.upstreamOf(protocol);

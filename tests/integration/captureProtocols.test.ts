@@ -177,4 +177,22 @@ describe('capture proxy protocol front-ends', () => {
     await expect(client.messages.create({ model: 'm', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] })).rejects.toThrow(/ANTHROPIC_API_KEY/);
     expect(channel.close().runError).toMatchObject({ code: 'NO_MODEL', message: expect.stringContaining('the Anthropic Messages API') });
   });
+
+  it("the proxy's own error reaches a Gemini client in the Gemini API's shape, so the client reads its reason", async () => {
+    // An empty cassette folder: the call misses, and the proxy answers 502 with why.
+    const proxy = await startProxy({ upstream: null, replay: new CassetteReplay(tempDir()), recorder: null });
+    const channel = proxy.openTrial('gem');
+    const raw = await fetch(`${channel.rootUrl}/v1beta/models/m:generateContent`, { method: 'POST', headers: { 'x-goog-api-key': channel.apiKey, 'content-type': 'application/json' }, body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'hi' }] }] }) });
+    expect(raw.status).toBe(502);
+    const body = (await raw.json()) as { error: { code: number; message: string; status: string } };
+    expect(body.error).toMatchObject({ code: 502, status: 'UNAVAILABLE', message: expect.stringContaining('task gem, step 1') });
+    const ai = new GoogleGenAI({ apiKey: channel.apiKey, httpOptions: { baseUrl: channel.rootUrl } });
+    await expect(ai.models.generateContent({ model: 'm', contents: 'hi again' })).rejects.toThrow(/task gem, step 2: .*no recorded response|task gem, step 2/);
+    expect(channel.close().runError?.code).toBe('CASSETTE_MISS');
+    // An OpenAI client still gets the shape it reads.
+    const other = proxy.openTrial('oai');
+    const openai = new OpenAI({ baseURL: other.baseUrl, apiKey: other.apiKey, maxRetries: 0 });
+    await expect(openai.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'hi' }] })).rejects.toThrow(/task oai, step 1/);
+    other.close();
+  });
 });

@@ -135,6 +135,9 @@ function partsOf(reply: ChatReply): Array<Record<string, unknown>> {
   ];
 }
 
+/** google.rpc status names of the HTTP statuses the proxy answers with (the Gemini API's `error.status`). */
+const RPC_STATUS: Record<number, string> = { 400: 'INVALID_ARGUMENT', 401: 'UNAUTHENTICATED', 403: 'PERMISSION_DENIED', 404: 'NOT_FOUND', 413: 'INVALID_ARGUMENT', 429: 'RESOURCE_EXHAUSTED', 500: 'INTERNAL', 502: 'UNAVAILABLE', 503: 'UNAVAILABLE' };
+
 export const gemini: Protocol = {
   id: 'gemini',
   label: 'the Gemini API',
@@ -197,4 +200,5 @@ export const gemini: Protocol = {
       : { contentType: 'application/json', body: JSON.stringify(chunks) };
   },
   countTokens: (body) => ({ totalTokens: estimateTokens(obj(body)['contents']) }),
+  errorBody: (status, message) => ({ error: { code: status, message, status: RPC_STATUS[status] ?? 'UNKNOWN' } }),
 };

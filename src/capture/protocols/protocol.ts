@@ -83,6 +83,8 @@ export interface Protocol {
   write(reply: ChatReply, request: NormalizedRequest, step: number): WrittenReply;
   /** The answer to a count-tokens route when there is no upstream (a rough estimate). */
   countTokens?(body: unknown): unknown;
+  /** The proxy's own error as this API's clients read one; without it, the shape OpenAI's and Anthropic's clients both read. */
+  errorBody?(status: number, message: string): unknown;
 }
 
 type Json = Record<string, unknown>;
