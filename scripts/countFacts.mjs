@@ -195,6 +195,32 @@ function sweAgent(text) {
   return [{ model_calls: steps.length, tool_calls: tools, errors: 0, final_answer: value.info?.submission ?? null }];
 }
 
+/** Phoenix / OpenInference span lists (a list, `{data: [...]}`, or an object of named lists): per trace id, LLM spans (the inner one of a nested LLM pair) are model calls, TOOL spans the tools (by start time; `tool.name`, else the span name), status ERROR a failure; the root span's output.value the answer. */
+function phoenix(text) {
+  const value = JSON.parse(text);
+  const spans = Array.isArray(value) ? value : Array.isArray(value.data) ? value.data : Object.values(value).filter(Array.isArray).flat();
+  const byTrace = new Map();
+  for (const s of spans) {
+    const id = s.context?.trace_id;
+    byTrace.set(id, [...(byTrace.get(id) ?? []), s]);
+  }
+  return [...byTrace.values()].map((list) => {
+    const sorted = list.slice().sort((a, b) => Date.parse(a.start_time) - Date.parse(b.start_time));
+    const kindOf = (s) => String(s.span_kind).toUpperCase();
+    const llmParents = new Set(list.filter((s) => kindOf(s) === 'LLM').map((s) => s.parent_id));
+    const llm = list.filter((s) => kindOf(s) === 'LLM' && !llmParents.has(s.context?.span_id));
+    const tools = sorted.filter((s) => kindOf(s) === 'TOOL');
+    const root = list.find((s) => !s.parent_id);
+    const out = root?.attributes?.['output.value'];
+    return {
+      model_calls: llm.length,
+      tool_calls: tools.map((s) => s.attributes?.['tool.name'] ?? s.name),
+      errors: tools.filter((s) => s.status_code === 'ERROR').length,
+      final_answer: typeof out === 'string' && out !== '' ? out : null,
+    };
+  });
+}
+
 const COUNTERS = {
   'swe-agent': (bytes) => sweAgent(new TextDecoder().decode(bytes)),
   'otel-sdk-spans': (bytes) => otelSdkSpans(new TextDecoder().decode(bytes)),
@@ -202,6 +228,7 @@ const COUNTERS = {
   codex: (bytes) => codex(new TextDecoder().decode(bytes)),
   openhands: (bytes) => openHands(new TextDecoder().decode(bytes)),
   'inspect-eval': inspectEval,
+  phoenix: (bytes) => phoenix(new TextDecoder().decode(bytes)),
 };
 
 const check = process.argv.includes('--check');

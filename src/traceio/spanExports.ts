@@ -182,6 +182,9 @@ function phoenixRecords(input: SniffInput): unknown[] {
   const j = input.json;
   if (isRecord(j) && Array.isArray(j['data'])) return j['data'];
   if (isRecord(j) && Array.isArray(j['spans'])) return j['spans'];
+  // Span lists kept under names, one per trace (Phoenix's own test fixtures: `{scenario: [spans…], …}`).
+  const lists = isRecord(j) ? Object.values(j) : [];
+  if (lists.length > 0 && lists.every((l) => Array.isArray(l) && l.length > 0 && l.every(isPhoenixSpan))) return lists.flat();
   return records(input);
 }
 
