@@ -221,6 +221,33 @@ function phoenix(text) {
   });
 }
 
+/**
+ * mini-swe-agent (the bare message list of 1.x, `{info, messages}` since): every assistant message is a model call, and so is every
+ * FormatError message of 2.x (its reply was billed but never recorded); 1.x records a rejected reply as an assistant message followed
+ * by the format-error text, and it ran nothing. The commands that ran (`extra.actions`, else the reply's bash block) are `bash` calls;
+ * the observation's return code (`extra.returncode`, else `<returncode>`) non-zero fails one; info.submission is the answer.
+ */
+function miniSweAgent(text) {
+  const value = JSON.parse(text);
+  const messages = Array.isArray(value) ? value : value.messages;
+  const rejected = (m) => m?.extra?.interrupt_type === 'FormatError' || (m?.role === 'user' && /^Please always provide EXACTLY ONE action/.test(textOf(m.content) ?? ''));
+  let calls = 0;
+  const tools = [];
+  let errors = 0;
+  messages.forEach((m, i) => {
+    if (m.role === 'assistant' || m.extra?.interrupt_type === 'FormatError') calls++;
+    if (m.role !== 'assistant' || rejected(messages[i + 1])) return;
+    const ran = Array.isArray(m.extra?.actions) ? m.extra.actions.length : /```(?:bash|mswea_bash_command)\s*\n/.test(textOf(m.content) ?? '') ? 1 : 0;
+    for (let k = 0; k < ran; k++) tools.push('bash');
+    for (const obs of messages.slice(i + 1, i + 1 + ran)) {
+      const code = obs.extra?.returncode ?? Number(/<returncode>(-?\d+)<\/returncode>/.exec(textOf(obs.content) ?? '')?.[1] ?? 0);
+      if (code !== 0) errors++;
+    }
+  });
+  const submission = Array.isArray(value) ? null : value.info?.submission;
+  return [{ model_calls: calls, tool_calls: tools, errors, final_answer: submission || null }];
+}
+
 const COUNTERS = {
   'swe-agent': (bytes) => sweAgent(new TextDecoder().decode(bytes)),
   'otel-sdk-spans': (bytes) => otelSdkSpans(new TextDecoder().decode(bytes)),
@@ -228,6 +255,7 @@ const COUNTERS = {
   codex: (bytes) => codex(new TextDecoder().decode(bytes)),
   openhands: (bytes) => openHands(new TextDecoder().decode(bytes)),
   'inspect-eval': inspectEval,
+  'mini-swe-agent': (bytes) => miniSweAgent(new TextDecoder().decode(bytes)),
   phoenix: (bytes) => phoenix(new TextDecoder().decode(bytes)),
 };
 

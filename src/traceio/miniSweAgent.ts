@@ -127,6 +127,9 @@ function messageTurns(messages: Rec[], toolCalling: boolean): { turns: Turn[]; s
       const rejectedByCount = !toolCalling && !Array.isArray(extra['actions']) && calls.length > 1;
       for (let j = i + 1; j < messages.length && messages[j]!['role'] !== 'assistant'; j++) {
         const o = messages[j]!;
+        // A FormatError after this reply's observations is a later model call's (mini-swe-agent 2
+        // records no assistant message for a rejected reply): it is read below, as its own turn.
+        if (j > i + 1 && isFormatError(o)) break;
         if (isFormatError(o) || (rejectedByCount && o['role'] === 'user')) {
           reject(turn, o);
           open = [];
