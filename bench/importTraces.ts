@@ -133,7 +133,7 @@ function memoryPart(dir: string): void {
   r = importPeak(single, path.join(dir, 'out-single'));
   if (r.status !== 0) throw new Error(`import of the single trace exited ${r.status}: ${r.stderr.slice(0, 500)}`);
   console.log(`   ${INPUT_MB} MB single trace (${(spans + 1).toLocaleString()} spans in one request): peak ${r.peakMb.toFixed(0)} MB, ${(r.ms / 1000).toFixed(1)} s (${verdict(r.peakMb)})`);
-  rmSync(single);
+  if (!process.env.KEEP_BENCH_IMPORT) rmSync(single);
   rmSync(path.join(dir, 'out-single'), { recursive: true, force: true });
 
   const huge = path.join(dir, 'huge.otlp.jsonl');

@@ -1,5 +1,6 @@
 import { isRecord, num, str } from './jsonText.js';
 import { ImportError } from './importError.js';
+import { interned } from './internedText.js';
 import { hexId, idProblem, parentId } from './otelIds.js';
 import { nanosOf, nanosToIso, otelConversations, type OtelSpan } from './otelSpans.js';
 import type { TraceFormat } from './traceFormat.js';
@@ -27,7 +28,11 @@ export function anyValue(v: unknown): unknown {
 export function keyValues(list: unknown): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   if (!Array.isArray(list)) return out;
-  for (const kv of list) if (isRecord(kv) && typeof kv['key'] === 'string') out[kv['key']] = anyValue(kv['value']);
+  for (const kv of list) {
+    if (!isRecord(kv) || typeof kv['key'] !== 'string') continue;
+    const value = anyValue(kv['value']);
+    out[kv['key']] = typeof value === 'string' ? interned(value) : value;
+  }
   return out;
 }
 
@@ -58,11 +63,12 @@ export function otlpSpans(request: unknown, fileName: string): OtelSpan[] {
         const spanId = hexId(pick(sp, 'spanId', 'span_id'), 8);
         if (!traceId || !spanId) throw new ImportError('BAD_FORMAT', fileName, `span ${JSON.stringify(sp['name'] ?? '?')}: ${!traceId ? idProblem('traceId', pick(sp, 'traceId', 'trace_id')) : idProblem('spanId', pick(sp, 'spanId', 'span_id'))}`);
         const { status, message } = statusOf(sp['status']);
+        const parent = parentId(pick(sp, 'parentSpanId', 'parent_span_id'));
         out.push({
-          traceId,
+          traceId: interned(traceId),
           spanId,
-          parentId: parentId(pick(sp, 'parentSpanId', 'parent_span_id')),
-          name: str(sp['name']) ?? '',
+          parentId: parent === null ? null : interned(parent),
+          name: interned(str(sp['name']) ?? ''),
           start: nanosToIso(pick(sp, 'startTimeUnixNano', 'start_time_unix_nano')),
           startNanos: nanosOf(pick(sp, 'startTimeUnixNano', 'start_time_unix_nano')),
           end: nanosToIso(pick(sp, 'endTimeUnixNano', 'end_time_unix_nano')),
@@ -70,7 +76,7 @@ export function otlpSpans(request: unknown, fileName: string): OtelSpan[] {
           status,
           statusMessage: message,
           events: (Array.isArray(sp['events']) ? sp['events'] : []).filter(isRecord).map((e) => ({
-            name: str(e['name']) ?? '',
+            name: interned(str(e['name']) ?? ''),
             time: nanosToIso(pick(e, 'timeUnixNano', 'time_unix_nano')),
             attributes: keyValues(e['attributes']),
           })),
