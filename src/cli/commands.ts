@@ -186,7 +186,7 @@ export function registerCompare(program: Command, handle: Handle): void {
       const reportersB = new Reporters([progressReporter(flags, paired !== null), ...artifactReporters(flags.html)]);
       const gate = gateSummary(gateInputs, 'B against A');
       // One judge for both sides: A and B are graded alike, and --judge-record keeps both sides' verdicts.
-      const judge = judgeOf(runB, prepared);
+      const judge = await judgeOf(runB, prepared);
       const { reportA, reportB } = await withAdapters([() => buildAdapter(flags, runA, prepared), () => buildAdapter(flags, runB, prepared)], async ([adapterA, adapterB]) => {
         for (const dir of [aDir, outDir]) checkOutputFolder(dir);
         checkResumeSettings(aDir, runSettingsOf(runA, adapterA!), flags.resume);

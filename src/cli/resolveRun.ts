@@ -1,7 +1,7 @@
 import { resolveSystem, secretsOf, type SystemPlan } from '../adapters/resolveSystem.js';
 import type { RunInfo, RunReport } from '../schema/report.js';
 import { RUN_DEFAULTS } from '../schema/runDefaults.js';
-import { resolveJudgePlan, type JudgeFlags, type JudgePlan } from '../runner/rubricJudge.js';
+import { resolveJudgePlan, type JudgeFlags, type JudgePlan } from '../runner/judgePlan.js';
 import type { Task } from '../schema/task.js';
 import { epochCount } from './epochsAuto.js';
 import type { GateInputs } from './finishReport.js';

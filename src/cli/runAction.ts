@@ -21,7 +21,7 @@ import { safeRegex, type SafeRegex } from '../schema/safeRegex.js';
 import { MAX_TIMEOUT_MS, type Task } from '../schema/task.js';
 import { loadSuites, type LoadedSuite } from '../suite/loadSuite.js';
 import { executeRun } from '../runner/executeRun.js';
-import { RubricJudge } from '../runner/rubricJudge.js';
+import type { RubricJudge } from '../runner/rubricJudge.js';
 import { CliError, EXIT, exitCodesHelp } from './exitCodes.js';
 import { addGateOptions, artifactReporters, finishReport, GATE_HELP, loadGateInputs, type GateFlags, type GateInputs } from './finishReport.js';
 import { defaultProgressReporter, PROGRESS_REPORTER_NAMES, PROGRESS_REPORTERS, type ProgressReporterName } from '../reporters/progress.js';
@@ -287,9 +287,14 @@ export interface RunHooks {
   judge?: RubricJudge | null;
 }
 
-/** The judge of a run's rubric checks, or null when no task has one. */
-export function judgeOf(run: ResolvedRun, prepared: PreparedRun): RubricJudge | null {
-  return run.judge.kind === 'none' ? null : new RubricJudge({ plan: run.judge, redactor: prepared.redactor, concurrency: run.concurrency, timeoutMs: run.timeoutMs });
+/**
+ * The judge of a run's rubric checks, or null when no task has one. Loaded only then: it brings the
+ * cassette store and the reply parser of the capture proxy, which a run without rubric checks never needs.
+ */
+export async function judgeOf(run: ResolvedRun, prepared: PreparedRun): Promise<RubricJudge | null> {
+  if (run.judge.kind === 'none') return null;
+  const { RubricJudge } = await import('../runner/rubricJudge.js');
+  return new RubricJudge({ plan: run.judge, redactor: prepared.redactor, concurrency: run.concurrency, timeoutMs: run.timeoutMs });
 }
 
 /** A path as the header shows it: relative below the working folder, else absolute. */
@@ -330,7 +335,7 @@ export async function runInto(prepared: PreparedRun, flags: RunFlags, run: Resol
   // A provider fault that errors the first trials alike stops the run before every task pays for it.
   const streak = new FaultStreak();
   // One judge for the run's stages: its adaptive concurrency and recording span every trial.
-  const judge = hooks.judge !== undefined ? hooks.judge : judgeOf(run, prepared);
+  const judge = hooks.judge !== undefined ? hooks.judge : await judgeOf(run, prepared);
   let stopped: string | null = null;
   reporters.emit('onRunStart', {
     model: adapter.model,
