@@ -338,6 +338,7 @@ function inspect(ctx: ShellContext, name: string, cmd: SimpleCommand): Inspectio
     policy: ctx.policy,
     root: ctx.root,
     sandbox: ctx.sandbox,
+    folders: ctx.folders,
     checkPath: (p) => decideShellPath(ctx, p),
     outwardLinksUnder: (p) =>
       ctx.folders.flatMap((base) => {
