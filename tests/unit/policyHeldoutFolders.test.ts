@@ -1,0 +1,86 @@
+import { mkdirSync, realpathSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { decideShell, hasBubblewrap, loadPolicy, runCommand } from '../../harness/index.js';
+import type { Policy } from '../../src/schema/policy.js';
+import { tempDir } from '../helpers/cli.js';
+
+/**
+ * A script named after a `cd` is read from the folder the command runs in, as the interpreter
+ * will (held-out corpus 2026-12: `cd src && python3 app.py` asked, "app.py does not exist yet").
+ */
+let policy: Policy;
+
+function workspace(files: Record<string, string>): string {
+  const ws = realpathSync(tempDir('tracegate-heldout-folders-'));
+  for (const [name, text] of Object.entries(files)) {
+    mkdirSync(path.dirname(path.join(ws, name)), { recursive: true });
+    writeFileSync(path.join(ws, name), text);
+  }
+  return ws;
+}
+
+beforeAll(() => {
+  policy = loadPolicy();
+});
+
+describe('scripts read from the folder a cd moved to', () => {
+  it.skipIf(!hasBubblewrap())('cd src && python3 app.py is allowed inside bubblewrap and runs', async () => {
+    const ws = workspace({ 'src/app.py': 'print("stock", 3)\n' });
+    expect(await decideShell(policy, 'cd src && python3 app.py', ws, 'isolated')).toMatchObject({ decision: 'allow' });
+    const ran = await runCommand('cd src && python3 app.py', { workspace: ws, timeoutMs: 30_000, outputCap: 4000, mode: 'bwrap', secretPaths: policy.secret_paths });
+    expect(ran.output).toContain('stock 3');
+  });
+
+  it('the script is the one in that folder: a dangerous src/app.py is refused though the root app.py is harmless', async () => {
+    const ws = workspace({ 'app.py': 'print(1)\n', 'src/app.py': 'import os\nos.system("true")\n' });
+    for (const sandbox of ['process', 'isolated'] as const) {
+      expect((await decideShell(policy, 'cd src && python3 app.py', ws, sandbox)).decision, sandbox).toBe('deny');
+      expect((await decideShell(policy, 'cd src && node app.js', workspace({ 'app.js': '1\n', 'src/app.js': 'require("child_process").execSync("true")\n' }), sandbox)).decision, sandbox).toBe('deny');
+    }
+  });
+
+  it('a script missing from the folder still asks, even when the workspace root has one of that name', async () => {
+    const ws = workspace({ 'app.py': 'print(1)\n', 'src/other.py': 'print(2)\n' });
+    expect(await decideShell(policy, 'cd src && python3 app.py', ws, 'isolated')).toMatchObject({ decision: 'require_approval', rule: 'program-file' });
+  });
+
+  it('after `||` the command may run in either folder, and the script of each is read', async () => {
+    const ws = workspace({ 'app.py': 'print(1)\n', 'src/app.py': 'import os\nos.system("true")\n' });
+    expect((await decideShell(policy, 'cd src || true; python3 app.py', ws, 'isolated')).decision).toBe('deny');
+  });
+});
+
+describe('jq modules found from the folder a cd moved to (held-out corpus 2026-12)', () => {
+  // A module outside the workspace that the nested workspace module includes: a harmless marker.
+  const outside = () => {
+    const dir = realpathSync(tempDir('tracegate-heldout-outside-'));
+    writeFileSync(path.join(dir, 'leak.jq'), 'def leak: "OUTSIDE-MODULE-READ";\n');
+    return dir;
+  };
+
+  it('cd lib && jq -L . with lib/evil.jq reaching outside: really reads outside, and is not allowed', async () => {
+    const out = outside();
+    const ws = workspace({ 'lib/evil.jq': `include "leak" {search: "${out}"};\ndef run: leak;\n`, 'data.json': '1\n' });
+    const command = `cd lib && jq -n -L . 'include "evil"; run'`;
+    // The hole is real: run unchecked, jq prints the outside module's text.
+    const ran = await runCommand(command, { workspace: ws, timeoutMs: 30_000, outputCap: 4000, mode: 'process', secretPaths: policy.secret_paths });
+    expect(ran.output).toContain('OUTSIDE-MODULE-READ');
+    for (const sandbox of ['process', 'isolated'] as const) {
+      expect((await decideShell(policy, command, ws, sandbox)).decision, sandbox).not.toBe('allow');
+    }
+  });
+
+  it('cd lib && jq -f prog.jq reads lib/prog.jq, not a harmless one at the root', async () => {
+    const out = outside();
+    const ws = workspace({ 'prog.jq': '.\n', 'lib/prog.jq': `include "leak" {search: "${out}"};\nleak\n` });
+    for (const sandbox of ['process', 'isolated'] as const) {
+      expect((await decideShell(policy, 'cd lib && jq -n -f prog.jq', ws, sandbox)).decision, sandbox).not.toBe('allow');
+    }
+  });
+
+  it('a module inside the folder it is loaded from stays allowed', async () => {
+    const ws = workspace({ 'lib/util.jq': 'def double: . * 2;\n' });
+    expect(await decideShell(policy, `cd lib && jq -n -L . 'include "util"; 2 | double'`, ws, 'process')).toMatchObject({ decision: 'allow' });
+  });
+});
