@@ -95,10 +95,12 @@ export async function decideShell(policy: Policy, command: string, root: string,
       ? ask(`unprovable-${u.construct}`, `${u.detail}: its value cannot be checked before it runs`)
       : deny(`unprovable-${u.construct}`, u.detail),
   );
-  const ctx: ShellContext = { policy, root, sandbox, globs: { outward: undefined }, folders: [root, ...cdTargets(root, analysis.commands)], named: namedPaths(root, analysis), dashNames: dashNamedFiles(analysis) };
-  for (const redirect of analysis.redirects) decisions.push(decideRedirect(ctx, redirect));
+  const folders = [root, ...cdTargets(root, analysis.commands)];
   // Where the shell's order makes a command's folder certain, its paths are read from there alone.
   const certain = commandFolders(root, analysis.commands);
+  const named = namedPaths(root, analysis, (cmd) => certain.get(cmd) ?? folders, folders);
+  const ctx: ShellContext = { policy, root, sandbox, globs: { outward: undefined }, folders, named, dashNames: dashNamedFiles(analysis) };
+  for (const redirect of analysis.redirects) decisions.push(decideRedirect(ctx, redirect));
   for (const cmd of analysis.commands) {
     const folders = certain.get(cmd);
     decisions.push(decideCommand(folders ? { ...ctx, folders } : ctx, cmd));
@@ -133,25 +135,36 @@ function cdTargets(root: string, commands: SimpleCommand[]): string[] {
  * Every path the command line names, counted: a program file it also names elsewhere (`cat > t.py
  * <<EOF … EOF; python3 t.py`) may be written before it runs, so what is on disk now proves nothing.
  */
-function namedPaths(root: string, analysis: { commands: SimpleCommand[]; redirects: ShellRedirect[] }): Map<string, number> {
+function namedPaths(
+  root: string,
+  analysis: { commands: SimpleCommand[]; redirects: ShellRedirect[] },
+  foldersOf: (cmd: SimpleCommand) => readonly string[],
+  allFolders: readonly string[],
+): Map<string, number> {
   const named = new Map<string, number>();
-  const words = [...analysis.redirects.map((r) => r.target), ...analysis.commands.flatMap((c) => [...c.args, ...c.redirects.map((r) => r.target)])];
+  // Each name is read from the folders its command runs in (`cp x src/a.py && cd src && python3 a.py`
+  // names src/a.py twice), and counts once per file it may be.
+  const words: Array<{ word: ShellWord; bases: readonly string[] }> = [
+    ...analysis.redirects.map((r) => ({ word: r.target, bases: allFolders })),
+    ...analysis.commands.flatMap((c) => [...c.args, ...c.redirects.map((r) => r.target)].map((word) => ({ word, bases: foldersOf(c) }))),
+  ];
   // `cp a.py src/` names src/a.py too: a copy or move into a folder writes FOLDER/NAME.
   for (const c of analysis.commands) {
     if (!['cp', 'mv', 'install', 'ln'].includes(c.program?.value ?? '')) continue;
     const operands = c.args.map((a) => a.value).filter((v): v is string => !!v && !v.startsWith('-'));
     const dest = operands.at(-1);
     if (dest === undefined || operands.length < 2) continue;
-    for (const source of operands.slice(0, -1)) words.push({ value: path.join(dest, path.basename(source)), text: source, glob: false });
+    for (const source of operands.slice(0, -1)) words.push({ word: { value: path.join(dest, path.basename(source)), text: source, glob: false }, bases: foldersOf(c) });
   }
-  for (const word of words) {
+  for (const { word, bases } of words) {
     const v = word.value;
     if (!v) continue;
+    const keys = new Set<string>();
     for (const candidate of [v, v.slice(v.indexOf('=') + 1)]) {
-      const key = canonicalPath(root, path.resolve(root, candidate));
-      named.set(key, (named.get(key) ?? 0) + 1);
+      for (const base of bases) keys.add(canonicalPath(root, path.resolve(base, candidate)));
       if (!v.includes('=')) break;
     }
+    for (const key of keys) named.set(key, (named.get(key) ?? 0) + 1);
   }
   return named;
 }
@@ -364,7 +377,8 @@ function inspect(ctx: ShellContext, name: string, cmd: SimpleCommand): Inspectio
 
 /** How many times the command line names a path, read from every folder the command may run in. */
 function timesNamed(ctx: ShellContext, p: string): number {
-  return [...new Set(ctx.folders.map((base) => canonicalPath(ctx.root, path.resolve(base, p))))].reduce((n, key) => n + (ctx.named.get(key) ?? 0), 0);
+  // Each file the name may be counts the mentions that may be it (namedPaths reads every name from its command's folders).
+  return Math.max(0, ...ctx.folders.map((base) => ctx.named.get(canonicalPath(ctx.root, path.resolve(base, p))) ?? 0));
 }
 
 function ruleApplies(rule: ShellRule, sandbox: SandboxKind, subcommand: string | undefined, joinedArgs: string): boolean {
