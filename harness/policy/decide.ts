@@ -236,7 +236,8 @@ function canonicalPath(root: string, absolute: string): string {
 /** A path a shell command names, checked from the workspace and from every folder it may run in. */
 function decideShellPath(ctx: ShellContext, p: string, cwd?: string): Decision {
   if (path.isAbsolute(p) || p.startsWith('~')) return decidePath(ctx.policy, p, ctx.root, 'shell');
-  const bases = [...ctx.folders, ...(cwd !== undefined ? [path.resolve(ctx.root, cwd)] : [])];
+  // `git -C DIR` moves from the folder the command is in (`cd src && git -C lib …` is src/lib).
+  const bases = [...new Set([...ctx.folders, ...(cwd !== undefined ? ctx.folders.map((base) => path.resolve(base, cwd)) : [])])];
   const decided = bases.map((base) => (base === ctx.root ? decidePath(ctx.policy, p, ctx.root, 'shell') : decidePath(ctx.policy, path.resolve(base, p), ctx.root, 'shell')));
   const refused = decided.findIndex((d) => d.decision !== 'allow');
   if (refused < 0) return decided[0]!;
@@ -308,7 +309,8 @@ function decideCommand(ctx: ShellContext, cmd: SimpleCommand, envChanged = false
     else if (dir !== undefined) {
       const checked = decideShellPath(ctx, dir);
       decisions.push(checked);
-      innerCtx = { ...ctx, folders: [...ctx.folders, path.resolve(ctx.root, dir)] };
+      // DIR is opened from the folder env runs in (`cd src && env -C lib …` is src/lib).
+      innerCtx = { ...ctx, folders: [...new Set([...ctx.folders, ...ctx.folders.map((base) => path.resolve(base, dir))])] };
     }
     decisions.push(decideCommand(innerCtx, { ...inner, redirects: [], ...(cmd.stdin !== undefined ? { stdin: cmd.stdin } : {}) }, changes));
     return strictest(decisions);

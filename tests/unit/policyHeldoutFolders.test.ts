@@ -1,4 +1,4 @@
-import { mkdirSync, realpathSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { decideShell, hasBubblewrap, loadPolicy, runCommand } from '../../harness/index.js';
@@ -82,5 +82,38 @@ describe('jq modules found from the folder a cd moved to (held-out corpus 2026-1
   it('a module inside the folder it is loaded from stays allowed', async () => {
     const ws = workspace({ 'lib/util.jq': 'def double: . * 2;\n' });
     expect(await decideShell(policy, `cd lib && jq -n -L . 'include "util"; 2 | double'`, ws, 'process')).toMatchObject({ decision: 'allow' });
+  });
+});
+
+describe('env -C and git -C move from the folder a cd moved to (held-out corpus 2026-12)', () => {
+  const linked = () => {
+    const ws = workspace({ 'README.md': 'plain\n', 'lib/README.md': 'plain\n', 'src/lib/README.md': 'plain\n' });
+    // src/lib/link leads out; lib/link and src/link do not exist, so a reading from the wrong folder sees nothing.
+    symlinkSync('/etc/hostname', path.join(ws, 'src/lib/link'));
+    return ws;
+  };
+
+  it('cd src && env -C lib cat link reads src/lib/link, outside: the run shows it, the policy refuses it', async () => {
+    const ws = linked();
+    const command = 'cd src && env -C lib cat link';
+    const ran = await runCommand(command, { workspace: ws, timeoutMs: 30_000, outputCap: 4000, mode: 'process', secretPaths: policy.secret_paths });
+    expect(ran.output.trim()).toBe(readFileSync('/etc/hostname', 'utf8').trim());
+    for (const sandbox of ['process', 'isolated'] as const) {
+      for (const c of [command, 'cd src && env --chdir=lib cat link', 'cd src && env --chd lib cat link']) {
+        expect(await decideShell(policy, c, ws, sandbox), `${sandbox}: ${c}`).toMatchObject({ decision: 'deny', rule: 'path-outside-workspace' });
+      }
+    }
+  });
+
+  it('cd src && git -C lib diff --no-index link README.md reads the link from src/lib and is refused', async () => {
+    const ws = linked();
+    for (const sandbox of ['process', 'isolated'] as const) {
+      expect((await decideShell(policy, 'cd src && git -C lib diff --no-index link README.md', ws, sandbox)).decision, sandbox).toBe('deny');
+    }
+  });
+
+  it('inside paths from the moved folder stay allowed', async () => {
+    const ws = linked();
+    expect(await decideShell(policy, 'cd src && env -C lib cat README.md', ws, 'process')).toMatchObject({ decision: 'allow' });
   });
 });
