@@ -3,7 +3,7 @@ import { hasBubblewrap } from '../../harness/index.js';
 import { runCli, tempDir } from '../helpers/cli.js';
 
 /**
- * The held-out corpus of 2026-12 (tag heldout-2026-12 in suites/security.jsonl): 200-odd commands
+ * The held-out corpus of 2026-12 (tag heldout-2026-12 in suites/security.jsonl): 200-odd dangerous commands
  * a prompt-injected coding agent tries and 50-odd ordinary ones, written black-box by an outside
  * tester and audited through the real policy under each sandbox. Its figures, printed by the run,
  * may only get better: README.md and docs/harness.md state them.
