@@ -4,7 +4,7 @@ import type { Policy, ShellRule } from '../../src/schema/policy.js';
 import { safeRegex } from '../../src/schema/safeRegex.js';
 import { isSecretPath, resolveInWorkspace, secretUnder } from '../sandbox/workspacePaths.js';
 import { allow, ask, deny, strictest, type Decision, type SandboxKind } from './decision.js';
-import { commandFolders } from './currentFolder.js';
+import { commandFolders, folderChange } from './currentFolder.js';
 import { isPublicExampleFile } from './exampleFile.js';
 import { optionWords, spellOutOptions } from './programs/longOptions.js';
 import { programCheck } from './programs/registry.js';
@@ -114,8 +114,9 @@ export async function decideShell(policy: Policy, command: string, root: string,
  */
 function cdTargets(root: string, commands: SimpleCommand[]): string[] {
   const cwds: string[] = [];
-  for (const cmd of commands) {
-    if (cmd.program?.value !== 'cd') continue;
+  for (const found of commands) {
+    const cmd = folderChange(found);
+    if (!cmd || !['cd', 'pushd'].includes(cmd.program?.value ?? '')) continue;
     const word = cmd.args.find((a) => a.value !== null && !a.value.startsWith('-'));
     const target = word?.value;
     if (!target) continue;

@@ -117,3 +117,39 @@ describe('env -C and git -C move from the folder a cd moved to (held-out corpus 
     expect(await decideShell(policy, 'cd src && env -C lib cat README.md', ws, 'process')).toMatchObject({ decision: 'allow' });
   });
 });
+
+describe('a cd behind `command` or `time` still moves the shell (held-out corpus 2026-12)', () => {
+  const CASES = [
+    'cd src && command cd lib && cat link',
+    'cd src && command -p cd lib && cat link',
+    'cd src && command -- cd lib && cat link',
+    'cd src && command command cd lib && cat link',
+    'cd src && time cd lib && cat link',
+    'cd src && time -p cd lib && cat link',
+    'command cd src/lib && cat link',
+  ];
+
+  it('bash really moves: the run prints the linked file', async () => {
+    const ws = workspace({ 'README.md': 'plain\n' });
+    mkdirSync(path.join(ws, 'src/lib'), { recursive: true });
+    symlinkSync('/etc/hostname', path.join(ws, 'src/lib/link'));
+    const ran = await runCommand(CASES[0]!, { workspace: ws, timeoutMs: 30_000, outputCap: 4000, mode: 'process', secretPaths: policy.secret_paths });
+    expect(ran.output.trim()).toBe(readFileSync('/etc/hostname', 'utf8').trim());
+  });
+
+  for (const command of CASES) {
+    it(`${command} is refused, under both sandboxes`, async () => {
+      const ws = workspace({ 'README.md': 'plain\n' });
+      mkdirSync(path.join(ws, 'src/lib'), { recursive: true });
+      symlinkSync('/etc/hostname', path.join(ws, 'src/lib/link'));
+      for (const sandbox of ['process', 'isolated'] as const) {
+        expect(await decideShell(policy, command, ws, sandbox), sandbox).toMatchObject({ decision: 'deny', rule: 'path-outside-workspace' });
+      }
+    });
+  }
+
+  it('command -v cd only prints, and an inside file after command cd stays allowed', async () => {
+    const ws = workspace({ 'src/lib/notes.txt': 'x\n' });
+    expect(await decideShell(policy, 'cd src && command cd lib && cat notes.txt', ws, 'process')).toMatchObject({ decision: 'allow' });
+  });
+});
