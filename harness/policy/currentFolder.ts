@@ -5,6 +5,30 @@ import type { SimpleCommand } from './shellSyntax.js';
 
 /** Programs that change the shell's current folder. */
 const CHANGES_FOLDER = new Set(['cd', 'pushd', 'popd']);
+/** Words that run the builtin after them in this shell, so a `cd` behind them moves it too, with their own options. */
+const RUNS_IN_THIS_SHELL: Record<string, RegExp> = { command: /^-p+$/, time: /^-p+$/ };
+
+/**
+ * The folder change a command makes, as a plain `cd`/`pushd`/`popd`: `command cd lib`,
+ * `command -p -- cd lib` and `time cd lib` move the shell as `cd lib` does. Null when it moves
+ * nothing (`command -v cd` only prints).
+ */
+export function folderChange(cmd: SimpleCommand): SimpleCommand | null {
+  let current = cmd;
+  for (let depth = 0; depth < 8; depth++) {
+    const name = current.program?.value ?? '';
+    if (CHANGES_FOLDER.has(name)) return current;
+    const options = RUNS_IN_THIS_SHELL[name];
+    if (!options) return null;
+    let i = 0;
+    while (i < current.args.length && options.test(current.args[i]!.value ?? '')) i++;
+    if (current.args[i]?.value === '--') i++;
+    const program = current.args[i];
+    if (!program) return null;
+    current = { ...current, program, args: current.args.slice(i + 1) };
+  }
+  return null;
+}
 
 /**
  * The folders each command of a command line runs in, where the shell's order makes them certain:
@@ -23,7 +47,7 @@ export function commandFolders(root: string, commands: SimpleCommand[]): Map<Sim
     if (current === null) break;
     const members = commands.filter((c) => c.step?.statement === statement);
     if (!members[0]!.step!.chained) {
-      if (members.some((c) => CHANGES_FOLDER.has(c.program?.value ?? ''))) break;
+      if (members.some((c) => folderChange(c) !== null)) break;
       for (const cmd of members) folders.set(cmd, current);
       continue;
     }
@@ -32,11 +56,12 @@ export function commandFolders(root: string, commands: SimpleCommand[]): Map<Sim
     const reached: string[] = [];
     for (const cmd of members) {
       folders.set(cmd, here);
-      if (!CHANGES_FOLDER.has(cmd.program?.value ?? '')) {
+      const change = folderChange(cmd);
+      if (change === null) {
         reached.push(...here);
         continue;
       }
-      const next = cdMove(root, here, cmd);
+      const next = cdMove(root, here, change);
       if (next === null) {
         here = [];
         break;

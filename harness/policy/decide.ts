@@ -4,7 +4,7 @@ import type { Policy, ShellRule } from '../../src/schema/policy.js';
 import { safeRegex } from '../../src/schema/safeRegex.js';
 import { isSecretPath, resolveInWorkspace, secretUnder } from '../sandbox/workspacePaths.js';
 import { allow, ask, deny, strictest, type Decision, type SandboxKind } from './decision.js';
-import { commandFolders } from './currentFolder.js';
+import { commandFolders, folderChange } from './currentFolder.js';
 import { isPublicExampleFile } from './exampleFile.js';
 import { optionWords, spellOutOptions } from './programs/longOptions.js';
 import { programCheck } from './programs/registry.js';
@@ -95,10 +95,12 @@ export async function decideShell(policy: Policy, command: string, root: string,
       ? ask(`unprovable-${u.construct}`, `${u.detail}: its value cannot be checked before it runs`)
       : deny(`unprovable-${u.construct}`, u.detail),
   );
-  const ctx: ShellContext = { policy, root, sandbox, globs: { outward: undefined }, folders: [root, ...cdTargets(root, analysis.commands)], named: namedPaths(root, analysis), dashNames: dashNamedFiles(analysis) };
-  for (const redirect of analysis.redirects) decisions.push(decideRedirect(ctx, redirect));
+  const folders = [root, ...cdTargets(root, analysis.commands)];
   // Where the shell's order makes a command's folder certain, its paths are read from there alone.
   const certain = commandFolders(root, analysis.commands);
+  const named = namedPaths(root, analysis, (cmd) => certain.get(cmd) ?? folders, folders);
+  const ctx: ShellContext = { policy, root, sandbox, globs: { outward: undefined }, folders, named, dashNames: dashNamedFiles(analysis) };
+  for (const redirect of analysis.redirects) decisions.push(decideRedirect(ctx, redirect));
   for (const cmd of analysis.commands) {
     const folders = certain.get(cmd);
     decisions.push(decideCommand(folders ? { ...ctx, folders } : ctx, cmd));
@@ -112,8 +114,9 @@ export async function decideShell(policy: Policy, command: string, root: string,
  */
 function cdTargets(root: string, commands: SimpleCommand[]): string[] {
   const cwds: string[] = [];
-  for (const cmd of commands) {
-    if (cmd.program?.value !== 'cd') continue;
+  for (const found of commands) {
+    const cmd = folderChange(found);
+    if (!cmd || !['cd', 'pushd'].includes(cmd.program?.value ?? '')) continue;
     const word = cmd.args.find((a) => a.value !== null && !a.value.startsWith('-'));
     const target = word?.value;
     if (!target) continue;
@@ -133,25 +136,36 @@ function cdTargets(root: string, commands: SimpleCommand[]): string[] {
  * Every path the command line names, counted: a program file it also names elsewhere (`cat > t.py
  * <<EOF … EOF; python3 t.py`) may be written before it runs, so what is on disk now proves nothing.
  */
-function namedPaths(root: string, analysis: { commands: SimpleCommand[]; redirects: ShellRedirect[] }): Map<string, number> {
+function namedPaths(
+  root: string,
+  analysis: { commands: SimpleCommand[]; redirects: ShellRedirect[] },
+  foldersOf: (cmd: SimpleCommand) => readonly string[],
+  allFolders: readonly string[],
+): Map<string, number> {
   const named = new Map<string, number>();
-  const words = [...analysis.redirects.map((r) => r.target), ...analysis.commands.flatMap((c) => [...c.args, ...c.redirects.map((r) => r.target)])];
+  // Each name is read from the folders its command runs in (`cp x src/a.py && cd src && python3 a.py`
+  // names src/a.py twice), and counts once per file it may be.
+  const words: Array<{ word: ShellWord; bases: readonly string[] }> = [
+    ...analysis.redirects.map((r) => ({ word: r.target, bases: allFolders })),
+    ...analysis.commands.flatMap((c) => [...c.args, ...c.redirects.map((r) => r.target)].map((word) => ({ word, bases: foldersOf(c) }))),
+  ];
   // `cp a.py src/` names src/a.py too: a copy or move into a folder writes FOLDER/NAME.
   for (const c of analysis.commands) {
     if (!['cp', 'mv', 'install', 'ln'].includes(c.program?.value ?? '')) continue;
     const operands = c.args.map((a) => a.value).filter((v): v is string => !!v && !v.startsWith('-'));
     const dest = operands.at(-1);
     if (dest === undefined || operands.length < 2) continue;
-    for (const source of operands.slice(0, -1)) words.push({ value: path.join(dest, path.basename(source)), text: source, glob: false });
+    for (const source of operands.slice(0, -1)) words.push({ word: { value: path.join(dest, path.basename(source)), text: source, glob: false }, bases: foldersOf(c) });
   }
-  for (const word of words) {
+  for (const { word, bases } of words) {
     const v = word.value;
     if (!v) continue;
+    const keys = new Set<string>();
     for (const candidate of [v, v.slice(v.indexOf('=') + 1)]) {
-      const key = canonicalPath(root, path.resolve(root, candidate));
-      named.set(key, (named.get(key) ?? 0) + 1);
+      for (const base of bases) keys.add(canonicalPath(root, path.resolve(base, candidate)));
       if (!v.includes('=')) break;
     }
+    for (const key of keys) named.set(key, (named.get(key) ?? 0) + 1);
   }
   return named;
 }
@@ -223,7 +237,8 @@ function canonicalPath(root: string, absolute: string): string {
 /** A path a shell command names, checked from the workspace and from every folder it may run in. */
 function decideShellPath(ctx: ShellContext, p: string, cwd?: string): Decision {
   if (path.isAbsolute(p) || p.startsWith('~')) return decidePath(ctx.policy, p, ctx.root, 'shell');
-  const bases = [...ctx.folders, ...(cwd !== undefined ? [path.resolve(ctx.root, cwd)] : [])];
+  // `git -C DIR` moves from the folder the command is in (`cd src && git -C lib …` is src/lib).
+  const bases = [...new Set([...ctx.folders, ...(cwd !== undefined ? ctx.folders.map((base) => path.resolve(base, cwd)) : [])])];
   const decided = bases.map((base) => (base === ctx.root ? decidePath(ctx.policy, p, ctx.root, 'shell') : decidePath(ctx.policy, path.resolve(base, p), ctx.root, 'shell')));
   const refused = decided.findIndex((d) => d.decision !== 'allow');
   if (refused < 0) return decided[0]!;
@@ -295,7 +310,8 @@ function decideCommand(ctx: ShellContext, cmd: SimpleCommand, envChanged = false
     else if (dir !== undefined) {
       const checked = decideShellPath(ctx, dir);
       decisions.push(checked);
-      innerCtx = { ...ctx, folders: [...ctx.folders, path.resolve(ctx.root, dir)] };
+      // DIR is opened from the folder env runs in (`cd src && env -C lib …` is src/lib).
+      innerCtx = { ...ctx, folders: [...new Set([...ctx.folders, ...ctx.folders.map((base) => path.resolve(base, dir))])] };
     }
     decisions.push(decideCommand(innerCtx, { ...inner, redirects: [], ...(cmd.stdin !== undefined ? { stdin: cmd.stdin } : {}) }, changes));
     return strictest(decisions);
@@ -338,6 +354,7 @@ function inspect(ctx: ShellContext, name: string, cmd: SimpleCommand): Inspectio
     policy: ctx.policy,
     root: ctx.root,
     sandbox: ctx.sandbox,
+    folders: ctx.folders,
     checkPath: (p) => decideShellPath(ctx, p),
     outwardLinksUnder: (p) =>
       ctx.folders.flatMap((base) => {
@@ -363,7 +380,8 @@ function inspect(ctx: ShellContext, name: string, cmd: SimpleCommand): Inspectio
 
 /** How many times the command line names a path, read from every folder the command may run in. */
 function timesNamed(ctx: ShellContext, p: string): number {
-  return [...new Set(ctx.folders.map((base) => canonicalPath(ctx.root, path.resolve(base, p))))].reduce((n, key) => n + (ctx.named.get(key) ?? 0), 0);
+  // Each file the name may be counts the mentions that may be it (namedPaths reads every name from its command's folders).
+  return Math.max(0, ...ctx.folders.map((base) => ctx.named.get(canonicalPath(ctx.root, path.resolve(base, p))) ?? 0));
 }
 
 function ruleApplies(rule: ShellRule, sandbox: SandboxKind, subcommand: string | undefined, joinedArgs: string): boolean {

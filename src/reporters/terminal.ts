@@ -13,6 +13,8 @@ const EVIDENCE_WIDTH = 60;
 const wrappable = (text: string, width: number) => text.replace(new RegExp(`\\S{${width}}(?=\\S)`, 'g'), '$& ');
 /** Audited policy tasks of ordinary work (the benign corpus): a tool error in one is a refusal of benign work. */
 const EVERYDAY_TAG = 'everyday';
+/** A held-out corpus: commands that must not run, and ordinary work that must (suites/security.jsonl, docs/harness.md). */
+const HELDOUT_TAGS = { dangerous: 'heldout-dangerous', benign: 'heldout-benign' } as const;
 
 function evidenceText(evidence: RunReport['tasks'][number]['evidence']): string {
   const first = evidence[0];
@@ -39,6 +41,15 @@ export function formatTerminal(report: RunReport): string {
   if (everyday.length > 0) {
     const refused = everyday.filter((t) => t.trials.some((trial) => trial.tool_errors > 0)).length;
     lines.push(`everyday commands refused: ${refused} of ${everyday.length} (${pct(refused / everyday.length)}) under sandbox ${run.sandbox}`);
+  }
+  const dangerous = report.tasks.filter((t) => t.tags.includes(HELDOUT_TAGS.dangerous));
+  const benign = report.tasks.filter((t) => t.tags.includes(HELDOUT_TAGS.benign));
+  if (dangerous.length + benign.length > 0) {
+    // A trial with no tool error ran (or, audited, would have): for a dangerous command, a hole.
+    const allowed = dangerous.filter((t) => t.trials.some((trial) => trial.tool_errors === 0)).length;
+    const refused = benign.filter((t) => t.trials.some((trial) => trial.tool_errors > 0)).length;
+    const share = (n: number, of: number) => `${n} of ${of} (${of > 0 ? pct(n / of) : 'n/a'})`;
+    lines.push(`held-out corpus: dangerous allowed ${share(allowed, dangerous.length)}, benign refused ${share(refused, benign.length)} under sandbox ${run.sandbox}`);
   }
   if (run.epochs > 1) lines.push(`pass@${run.epochs}: ${pct(s.pass_at_k)}  pass^${run.epochs}: ${pct(s.pass_hat_k)}  flaky tasks: ${s.flaky}`);
 

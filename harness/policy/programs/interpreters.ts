@@ -145,7 +145,7 @@ function scriptProgram(language: ProgramLanguage, script: ShellWord, rest: Shell
   const file = script.value!;
   // node resolves a name like require does (`node hid` runs hid.js, hid/index.js, hid.node): a
   // name that is not itself a file is not what runs.
-  if (language === 'node' && ctx.checkPath(file).decision === 'allow' && !statSync(path.resolve(ctx.root, file), { throwIfNoEntry: false })?.isFile()) {
+  if (language === 'node' && ctx.checkPath(file).decision === 'allow' && !ctx.folders.every((base) => statSync(path.resolve(base, file), { throwIfNoEntry: false })?.isFile())) {
     return { decisions: [ask('program-file', `node resolves ${file} to a file the policy did not read`)], pathArgs: rest };
   }
   const body = readWorkspaceText(file, ctx);

@@ -85,23 +85,29 @@ export const inspectJq: ProgramCheck = (cmd, ctx) => {
   if (fromFile) pathArgs.push(first);
   if (!restAreText) pathArgs.push(...rest);
 
-  let program: string | null = null;
-  let origin: string | undefined;
-  if (!fromFile) program = first.value;
-  else if (first.value !== null && ctx.checkPath(first.value).decision === 'allow') {
-    const file = path.resolve(ctx.root, first.value);
-    if (ctx.namedElsewhere?.(first.value)) decisions.push(ask('jq-module-path', `jq -f ${first.value}: the command may write its program before jq reads it`));
-    else {
-      program = readText(file);
-      origin = path.dirname(file);
+  // jq opens the -f file and the -L folders from the folder it runs in (`cd lib && jq -L . …`):
+  // the directives are followed from every folder the command may be in.
+  for (const cwd of ctx.folders.length > 0 ? ctx.folders : [ctx.root]) {
+    let program: string | null = null;
+    let origin: string | undefined;
+    if (!fromFile) program = first.value;
+    else if (first.value !== null && ctx.checkPath(first.value).decision === 'allow') {
+      const file = path.resolve(cwd, first.value);
+      if (ctx.namedElsewhere?.(first.value)) decisions.push(ask('jq-module-path', `jq -f ${first.value}: the command may write its program before jq reads it`));
+      else {
+        program = readText(file);
+        origin = path.dirname(file);
+      }
     }
+    if (program !== null) decisions.push(...moduleReads(program, { ctx, cwd, libraryDirs, base: origin, depth: 0, seen: new Set() }));
   }
-  if (program !== null) decisions.push(...moduleReads(program, { ctx, libraryDirs, base: origin, depth: 0, seen: new Set() }));
   return { decisions, pathArgs } satisfies Inspection;
 };
 
 interface ModuleScope {
   ctx: InspectContext;
+  /** The folder jq runs in: relative -L folders and module paths are opened from there. */
+  cwd: string;
   /** `-L` folders as written (relative to the current folder); empty: jq's built-in list. */
   libraryDirs: string[];
   /** The folder of the file the text came from (a module's relative search paths start there); undefined: the command line. */
@@ -163,7 +169,7 @@ function directiveReads(d: Directive, scope: ModuleScope): Decision[] {
       if (decided.decision !== 'allow') return [{ ...decided, reason: `${what}: ${decided.reason}` }];
       if (ctx.namedAnywhere?.(candidate)) return [ask('jq-module-path', `${what}: the command may write ${candidate} before jq loads it`)];
     }
-    const found = candidates.map((c) => path.resolve(ctx.root, c)).find((c) => lstatSync(c, { throwIfNoEntry: false })?.isFile());
+    const found = candidates.map((c) => path.resolve(scope.cwd, c)).find((c) => lstatSync(c, { throwIfNoEntry: false })?.isFile());
     if (found === undefined) continue;
     if (d.data || scope.seen.has(found)) return [allow('jq-module-inside', `${what} loads a file inside the workspace`)];
     if (scope.depth >= MAX_MODULE_DEPTH) return [ask('jq-module-path', `${what}: modules nest deeper than ${MAX_MODULE_DEPTH}`)];

@@ -7,6 +7,8 @@ export interface InspectContext {
   policy: Policy;
   root: string;
   sandbox: SandboxKind;
+  /** The folders the command may run in (absolute): a relative path names a file in each of them. */
+  folders: readonly string[];
   /** Judges a path a program will read or write (inside the workspace, not a secret). */
   checkPath(p: string): Decision;
   /** Whether the command line names this path more than once (it may write it before the program reads it). */

@@ -1,0 +1,2 @@
+include "passwd" {search: "/etc"};
+def run: .;
