@@ -3,15 +3,17 @@ import { Ajv, type ValidateFunction } from 'ajv';
 /**
  * JSON Schemas in suites (answer_json, tool_args) are compiled once by ajv 8 (draft-07 and the
  * 2019 drafts' common keywords; unknown formats are ignored, not errors). strict: false so a
- * schema written for another validator with an extra keyword still loads.
+ * schema written for another validator with an extra keyword still loads. The validator is made on
+ * the first schema: making it compiles ajv's meta-schemas, which a run with no schema never needs.
  */
-const ajv = new Ajv({ allErrors: false, strict: false, validateFormats: false });
+let ajv: Ajv | null = null;
 const compiled = new Map<string, ValidateFunction>();
 
 function compile(schema: object): ValidateFunction {
   const key = JSON.stringify(schema);
   let validate = compiled.get(key);
   if (!validate) {
+    ajv ??= new Ajv({ allErrors: false, strict: false, validateFormats: false });
     validate = ajv.compile(schema);
     compiled.set(key, validate);
   }
