@@ -15,6 +15,7 @@ import { addGateOptions, artifactReporters, finishReport, GATE_HELP, loadGateInp
 import { Reporters } from '../reporters/runAll.js';
 import { withAdapters } from './runLifecycle.js';
 import { ensureWritableDir } from './outputDir.js';
+import { heldReport } from '../report/taskRows.js';
 import { addRunOptions, buildAdapter, gateSummary, judgeOf, prepareRun, progressReporter, resolveRunOf, runInto, type RunFlags } from './runAction.js';
 import { checkCompareEpochsFlags, pairedEpochsAuto } from './epochsAuto.js';
 import { loadVariant } from './variantOption.js';
@@ -197,14 +198,16 @@ export function registerCompare(program: Command, handle: Handle): void {
         if (paired) {
           // Both sides run in stages together; B is diffed at the level of the look the run stopped at.
           process.stderr.write(`variant B (${variantB.name}) → ${path.relative(process.cwd(), outDir)}\n`);
-          const [a, b] = await Promise.all([
+          const [streamedA, b] = await Promise.all([
             runInto(prepared, flags, runA, aDir, adapterA!, { reporters: reportersA, gate, judge, pairedSide: paired.side('a') }),
             runInto(prepared, flags, runB, outDir, adapterB!, { reporters: reportersB, gate, judge, pairedSide: paired.side('b') }),
           ]);
+          // A is B's baseline: the diff reads every row of both, so A's are held.
+          const a = heldReport(streamedA);
           await writeReportJson(prepared.redactor.deep(a), aDir);
           return { reportA: a, reportB: b };
         }
-        const a = await runInto(prepared, flags, runA, aDir, adapterA!, { reporters: reportersA, gate, judge });
+        const a = heldReport(await runInto(prepared, flags, runA, aDir, adapterA!, { reporters: reportersA, gate, judge }));
         await writeReportJson(prepared.redactor.deep(a), aDir);
         process.stderr.write(`variant B (${variantB.name}) → ${path.relative(process.cwd(), outDir)}\n`);
         const b = await runInto(prepared, flags, runB, outDir, adapterB!, { reporters: reportersB, gate, judge });

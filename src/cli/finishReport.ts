@@ -15,10 +15,12 @@ import { formatTerminal } from '../reporters/terminal.js';
 import { completeness } from '../report/completeness.js';
 import { summaryMarkdownReporter } from '../reporters/summaryMarkdown.js';
 import type { Redactor } from '../schema/redact.js';
-import { DEFAULT_ALPHA, GATE_SCHEMA_VERSION, GateRulesSchema, type GateRules } from '../schema/gate.js';
+import { DEFAULT_ALPHA, GATE_SCHEMA_VERSION, GateRulesSchema, type GateResult, type GateRules } from '../schema/gate.js';
 import { JsonFileError, readJsonFile } from '../files/jsonFile.js';
 import type { RunReport } from '../schema/report.js';
+import { heldReport, rowsWhere, type StreamedReport } from '../report/taskRows.js';
 import { finalizeReport } from '../report/finalizeReport.js';
+import { SpilledRows } from '../runner/spilledRows.js';
 import { EXIT } from './exitCodes.js';
 import { nonNegativeInt, probability, rate } from './parsers.js';
 
@@ -118,12 +120,27 @@ export function artifactReporters(html: boolean): Reporter[] {
   return [jsonReporter, junitReporter, summaryMarkdownReporter, ...(html ? [htmlReporter()] : [])];
 }
 
+/**
+ * What the gate reads of the rows: only the tasks its must-pass tags name (the summary and the diff
+ * carry the rest), so a streamed report's rows are not all held for it.
+ */
+function gateView(report: StreamedReport, rules: GateRules): RunReport {
+  if (Array.isArray(report.tasks)) return report as RunReport;
+  const tags = rules.must_pass_tags ?? [];
+  return { ...report, tasks: tags.length ? rowsWhere(report.tasks, (t) => t.tags.some((tag) => tags.includes(tag))) : [] };
+}
+
 /** `2×PROVIDER_ERROR, 1×NO_MODEL: pass --base-url URL …`: why trials errored, the first message whole. */
-function errorCounts(report: RunReport): string {
-  const errors = report.tasks.flatMap((t) => t.trials).flatMap((t) => (t.error ? [t.error] : []));
+function errorCounts(report: StreamedReport): string {
   const counts = new Map<string, number>();
-  for (const e of errors) counts.set(e.code, (counts.get(e.code) ?? 0) + 1);
-  const first = errors[0];
+  let first: { message: string } | undefined;
+  for (const task of report.tasks) {
+    for (const { error } of task.trials) {
+      if (!error) continue;
+      first ??= error;
+      counts.set(error.code, (counts.get(error.code) ?? 0) + 1);
+    }
+  }
   return `${[...counts].map(([code, n]) => `${n}×${code}`).join(', ')}${first ? `; first: ${first.message}` : ''}`;
 }
 
@@ -132,7 +149,7 @@ function errorCounts(report: RunReport): string {
  * (one broken reporter does not stop the others), print the summary, and return the exit code.
  */
 export async function finishReport(
-  report: RunReport,
+  report: StreamedReport,
   outDir: string,
   flags: Pick<GateFlags, 'html'>,
   inputs: GateInputs,
@@ -141,19 +158,31 @@ export async function finishReport(
   reporters: Reporters = new Reporters(artifactReporters(flags.html)),
 ): Promise<number> {
   const { rules, source, baseline } = inputs;
-  const diffed: RunReport = { ...report };
+  // The diff pairs every row with the baseline's, so a diffed report holds its rows; otherwise
+  // they stay streamed from the run's journal, each artifact reading them in its own pass.
+  const diffed: StreamedReport = baseline ? { ...heldReport(report) } : { ...report };
   if (baseline) {
     // --epochs auto spent alpha over its looks: the diff tests at the level of the look the run stopped at.
     const alpha = report.run.adaptive?.final_level ?? rules.alpha ?? DEFAULT_ALPHA;
-    diffed.diff = diffReports(report, baseline.report, path.relative(process.cwd(), baseline.file) || baseline.file, alpha, baseline.traceDir);
+    diffed.diff = diffReports(diffed as RunReport, baseline.report, path.relative(process.cwd(), baseline.file) || baseline.file, alpha, baseline.traceDir);
   }
   // A CI matrix wider than the suite: this shard's empty output is for merge, whose report the gate
   // judges; its own report applies no rule (rules on no task would fail, and the exit says it did not).
   const shard = report.run.shard;
   const emptyShard = shard !== null && shard !== undefined && report.tasks.length === 0 && !report.run.merged_from && completeness(report).complete;
-  const gate = emptyShard ? evaluateGate(diffed, {}, 'none: an empty shard; tracegate merge gates the whole run') : evaluateGate(diffed, rules, source);
-  const finished = finalizeReport({ ...diffed, gate }, redactor);
+  const gate = emptyShard ? evaluateGate(gateView(diffed, {}), {}, 'none: an empty shard; tracegate merge gates the whole run') : evaluateGate(gateView(diffed, rules), rules, source);
+  const finalized = finalizeReport({ ...diffed, gate }, redactor);
+  // Streamed rows are finished (redacted) once, into a file that each artifact's pass reads back.
+  const spilled = Array.isArray(finalized.tasks) ? null : new SpilledRows(finalized.tasks, outDir);
+  try {
+    return await writeArtifacts(spilled ? { ...finalized, tasks: spilled } : finalized, gate, outDir, reporters, emptyShard ? shard : null);
+  } finally {
+    spilled?.remove();
+  }
+}
 
+/** Every artifact, the terminal summary, and the exit code of the finished report. */
+async function writeArtifacts(finished: StreamedReport, gate: GateResult, outDir: string, reporters: Reporters, emptyShard: { index: number; total: number } | null): Promise<number> {
   const written = await reporters.runEnd(finished, outDir);
 
   const out = process.stdout;
@@ -165,7 +194,7 @@ export async function finishReport(
 
   const judged = finished.summary.passed + finished.summary.failed;
   if (emptyShard) {
-    process.stderr.write(`shard ${shard.index}/${shard.total} has no task (the run has fewer tasks than shards): wrote its empty output for tracegate merge\n`);
+    process.stderr.write(`shard ${emptyShard.index}/${emptyShard.total} has no task (the run has fewer tasks than shards): wrote its empty output for tracegate merge\n`);
     return EXIT.PASS;
   }
   if (!completeness(finished).complete || judged === 0) {

@@ -16,7 +16,7 @@ import { terminalSafe } from '../reporters/terminalSafe.js';
 import { parseShard, selectShard, shardFromEnv } from '../orchestrator/shard.js';
 import { DEFAULT_RECORD_CONTENT, RECORD_CONTENT, type RecordContent } from '../schema/recordContent.js';
 import { createRedactor, type Redactor } from '../schema/redact.js';
-import type { RunReport } from '../schema/report.js';
+import { heldReport, type StreamedReport } from '../report/taskRows.js';
 import { safeRegex, type SafeRegex } from '../schema/safeRegex.js';
 import { MAX_TIMEOUT_MS, type Task } from '../schema/task.js';
 import { loadSuites, type LoadedSuite } from '../suite/loadSuite.js';
@@ -315,7 +315,7 @@ export function gateSummary(inputs: Pick<GateInputs, 'rules' | 'source' | 'basel
  * reporters as it goes. Ctrl-C stops new trials and keeps the finished ones. The adapter is the
  * caller's to close (withAdapters).
  */
-export async function runInto(prepared: PreparedRun, flags: RunFlags, run: ResolvedRun, outDir: string, adapter: Adapter, hooks: RunHooks): Promise<RunReport> {
+export async function runInto(prepared: PreparedRun, flags: RunFlags, run: ResolvedRun, outDir: string, adapter: Adapter, hooks: RunHooks): Promise<StreamedReport> {
   const controller = new AbortController();
   const stopListening = () => {
     process.off('SIGINT', onSignal);
@@ -352,7 +352,7 @@ export async function runInto(prepared: PreparedRun, flags: RunFlags, run: Resol
     outDir: shownPath(outDir),
   });
   try {
-    const execute = (trialsWanted?: (task: Task) => number, resume = flags.resume) => executeRun({
+    const stream = (trialsWanted?: (task: Task) => number, resume = flags.resume) => executeRun({
       ...prepared,
       adapter,
       outDir,
@@ -376,7 +376,9 @@ export async function runInto(prepared: PreparedRun, flags: RunFlags, run: Resol
       },
       onWaiting: (waiting) => reporters.emit('onWaiting', waiting),
     });
-    return run.epochs === 'auto' ? await runEpochsAuto(flags, prepared.tasks, execute, run, hooks.pairedSide) : await execute();
+    // --epochs auto weighs each stage's rows against the last, so it holds them; a plain run streams its rows from the journal.
+    const held = async (trialsWanted?: (task: Task) => number, resume?: boolean) => heldReport(await stream(trialsWanted, resume));
+    return run.epochs === 'auto' ? await runEpochsAuto(flags, prepared.tasks, held, run, hooks.pairedSide) : await stream();
   } finally {
     stopListening();
     reporters.emit('onTrialsDone');

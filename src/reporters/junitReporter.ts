@@ -49,9 +49,15 @@ export const junitReporter: Reporter = {
     const incomplete = whole.notice
       ? [`    <testcase classname="tracegate" name="run_complete" time="0"><failure message="${xmlEscape(whole.notice)}" type="${report.run.interrupted ? 'INTERRUPTED' : 'INCOMPLETE'}"/></testcase>`]
       : [];
+    let failedTasks = 0;
+    let erroredTasks = 0;
+    for (const t of report.tasks) {
+      if (t.status === 'failed') failedTasks++;
+      else if (t.status === 'errored') erroredTasks++;
+    }
     const tests = report.tasks.length + incomplete.length;
-    const failures = report.tasks.filter((t) => t.status === 'failed').length + incomplete.length;
-    const errors = report.tasks.filter((t) => t.status === 'errored').length;
+    const failures = failedTasks + incomplete.length;
+    const errors = erroredTasks;
     const runProperties = [
       ['model', modelLabel(report.run.model)],
       ['scripted', String(report.run.scripted)],

@@ -1,4 +1,5 @@
-import type { RunReport, Trial } from '../schema/report.js';
+import type { StreamedReport } from '../report/taskRows.js';
+import type { Trial } from '../schema/report.js';
 import type { JudgeInfo } from '../schema/rubric.js';
 import type { ModelInfo, Trace } from '../schema/trace.js';
 
@@ -64,8 +65,11 @@ export interface Reporter {
   onWaiting?(waiting: number): void;
   /** The last trial ended (or the run stopped): live output is put away before the summary prints. */
   onTrialsDone?(): void;
-  /** Writes the artifact from the finished report; resolves to the file written, if any. */
-  onRunEnd?(report: RunReport, outDir: string): Promise<string | null>;
+  /**
+   * Writes the artifact from the finished report; resolves to the file written, if any. Its rows
+   * may be streamed from the run's journal: read them in passes (for…of), never all at once.
+   */
+  onRunEnd?(report: StreamedReport, outDir: string): Promise<string | null>;
 }
 
 /** The hooks a run calls as it goes (everything but onRunEnd). */

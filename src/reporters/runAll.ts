@@ -1,4 +1,4 @@
-import type { RunReport } from '../schema/report.js';
+import type { StreamedReport } from '../report/taskRows.js';
 import type { LiveEvent, LiveHook, Reporter, TraceStoredEvent } from './reporter.js';
 
 /**
@@ -53,7 +53,7 @@ export class Reporters {
   }
 
   /** Every reporter's artifact from the finished report; one that throws costs only its own file. */
-  async runEnd(report: RunReport, outDir: string): Promise<string[]> {
+  async runEnd(report: StreamedReport, outDir: string): Promise<string[]> {
     const written: string[] = [];
     for (const reporter of this.list) {
       if (!reporter.onRunEnd) continue;

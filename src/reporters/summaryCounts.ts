@@ -8,7 +8,7 @@ const seconds = (ms: number) => `${(ms / 1000).toFixed(1)}s`;
  * --epochs 3 "tasks 16 | passed 39" read as if 39 of 16 tasks passed), and the run's wall time apart
  * from the trials' summed time (more than the wall under -j). The terminal and summary.md show it.
  */
-export function summaryCounts(report: RunReport): { head: string[]; row: string[] } {
+export function summaryCounts(report: Pick<RunReport, 'run' | 'summary'>): { head: string[]; row: string[] } {
   const s = report.summary;
   const oneTrialEach = s.trials === s.total;
   const counts: Array<[string, number]> = oneTrialEach

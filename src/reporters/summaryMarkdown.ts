@@ -2,7 +2,8 @@ import { writeFileAtomic } from '../files/atomicWrite.js';
 import path from 'node:path';
 import { completeness } from '../report/completeness.js';
 import { describeDrop } from '../statistics/dropFigure.js';
-import type { RunReport } from '../schema/report.js';
+import type { StreamedReport } from '../report/taskRows.js';
+import type { TaskResult } from '../schema/report.js';
 import { agreementLabel, judgeLabel, modelLabel } from './modelLabel.js';
 import { summaryCounts } from './summaryCounts.js';
 import type { Reporter } from './reporter.js';
@@ -45,7 +46,7 @@ function triageMarkdown(diff: Diff): string[] {
 }
 
 /** summary.md: the verdict, deltas and regressions with evidence, sized for a job summary or PR comment. */
-export function summaryMarkdown(report: RunReport): string {
+export function summaryMarkdown(report: StreamedReport): string {
   const s = report.summary;
   const gate = report.gate;
   const lines: string[] = [];
@@ -94,7 +95,9 @@ export function summaryMarkdown(report: RunReport): string {
     }
     const regressions = diff.tasks.filter((t) => t.change === 'regressed');
     if (regressions.length > 0) {
-      const promptOf = new Map(report.tasks.map((t) => [t.id, t.prompt ?? '']));
+      const shown = new Set(regressions.slice(0, MAX_ROWS).map((t) => t.id));
+      const promptOf = new Map<string, string>();
+      for (const t of report.tasks) if (shown.has(t.id)) promptOf.set(t.id, t.prompt ?? '');
       lines.push('', '### Regressions', '', '| task | prompt | reason | layer | evidence |', '| --- | --- | --- | --- | --- |');
       for (const t of regressions.slice(0, MAX_ROWS)) {
         const e = t.evidence[0];
@@ -104,11 +107,13 @@ export function summaryMarkdown(report: RunReport): string {
     }
     for (const note of diff.notes) if (!(diff.significance?.weak?.length && note.startsWith('weak comparison:'))) lines.push('', `> ${mdText(note)}`);
   } else {
-    const failing = report.tasks.filter((t) => t.status !== 'passed');
-    if (failing.length > 0) {
+    const failing: TaskResult[] = [];
+    let failingCount = 0;
+    for (const t of report.tasks) if (t.status !== 'passed' && failingCount++ < MAX_ROWS) failing.push(t);
+    if (failingCount > 0) {
       lines.push('', '### Failing tasks', '', '| task | prompt | status | reason | layer |', '| --- | --- | --- | --- | --- |');
-      for (const t of failing.slice(0, MAX_ROWS)) lines.push(`| ${mdText(t.id)} | ${mdText(t.prompt ?? '')} | ${t.status} | ${t.failure_reason ?? t.error?.code ?? ''} | ${t.failure_layer ?? ''} |`);
-      if (failing.length > MAX_ROWS) lines.push('', `…and ${failing.length - MAX_ROWS} more in report.json`);
+      for (const t of failing) lines.push(`| ${mdText(t.id)} | ${mdText(t.prompt ?? '')} | ${t.status} | ${t.failure_reason ?? t.error?.code ?? ''} | ${t.failure_layer ?? ''} |`);
+      if (failingCount > MAX_ROWS) lines.push('', `…and ${failingCount - MAX_ROWS} more in report.json`);
     }
   }
   if (gate) {

@@ -7,7 +7,8 @@ import { judgeTrial } from '../judging/judgeTrial.js';
 import { removeOrphanedTempFiles } from '../files/atomicWrite.js';
 import { isAlive } from '../orchestrator/workspaces.js';
 import type { Redactor } from '../schema/redact.js';
-import type { RunInfo, RunReport, Trial } from '../schema/report.js';
+import type { RunInfo, Trial } from '../schema/report.js';
+import type { StreamedReport } from '../report/taskRows.js';
 import type { Task } from '../schema/task.js';
 import type { Trace } from '../schema/trace.js';
 import type { LoadedSuite } from '../suite/loadSuite.js';
@@ -18,7 +19,7 @@ import { RUN_SETTINGS_FILE, writeRunSettings, type RunSettings } from './runSett
 import { TrialWriter } from './trialWriter.js';
 import { probeOutcomes } from './outcomeProbe.js';
 import type { RubricJudge } from './rubricJudge.js';
-import { taskRowsFromJournal } from './reportFromJournal.js';
+import { reportRows } from './reportFromJournal.js';
 
 export interface ExecuteOptions {
   suites: LoadedSuite[];
@@ -65,7 +66,7 @@ export function traceFileName(taskId: string, epoch: number): string {
  * journal line at once, then build the report from the journal. Finished work survives
  * interruption, and no trial stays in memory while the run works.
  */
-export async function executeRun(options: ExecuteOptions): Promise<RunReport> {
+export async function executeRun(options: ExecuteOptions): Promise<StreamedReport> {
   const { outDir, redactor } = options;
   const journalFile = path.join(outDir, JOURNAL_FILE);
   mkdirSync(outDir, { recursive: true });
@@ -147,5 +148,6 @@ export async function executeRun(options: ExecuteOptions): Promise<RunReport> {
     trials_planned: total,
   };
   // Traces and trials are redacted as they are written; the report is redacted where it is written.
-  return buildReport(run, taskRowsFromJournal(journalFile, options.tasks, options.epochs));
+  // Many rows stay in the journal, each artifact reading them again, so no pass holds them all.
+  return buildReport(run, reportRows(journalFile, options.tasks, options.epochs));
 }

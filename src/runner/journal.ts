@@ -1,6 +1,8 @@
 import { closeSync, existsSync, fstatSync, ftruncateSync, openSync, readSync } from 'node:fs';
 import { TrialSchema, type Trial } from '../schema/report.js';
 
+const CHUNK = 1 << 20;
+
 /**
  * results.jsonl in the output folder: one line per finished trial, appended as it finishes. It is
  * what an interrupted run keeps, what `--resume` reads to skip work already done, and what the
@@ -47,37 +49,56 @@ export function repairJournal(file: string): number {
   }
 }
 
-/** The lines of a file, read in chunks so a journal of 100k trials is never one string. */
-export function* fileLines(file: string): Generator<string> {
+/**
+ * Each line of a file with where it starts and how many bytes it has, read in chunks and cut at
+ * newline bytes (so a character whose bytes straddle two chunks is decoded whole).
+ */
+export function* lineRanges(file: string): Generator<{ text: string; offset: number; bytes: number }> {
   const fd = openSync(file, 'r');
   try {
-    const chunk = Buffer.alloc(1 << 20);
-    let rest = '';
+    let buffer = Buffer.alloc(0);
+    let base = 0;
     for (;;) {
-      const read = readSync(fd, chunk, 0, chunk.length, null);
+      const chunk = Buffer.alloc(CHUNK);
+      const read = readSync(fd, chunk, 0, CHUNK, null);
       if (read === 0) break;
-      const text = rest + chunk.toString('utf8', 0, read);
-      const lines = text.split('\n');
-      rest = lines.pop()!;
-      yield* lines;
+      buffer = buffer.length ? Buffer.concat([buffer, chunk.subarray(0, read)]) : chunk.subarray(0, read);
+      let start = 0;
+      for (let at = buffer.indexOf(0x0a); at >= 0; at = buffer.indexOf(0x0a, start)) {
+        yield { text: buffer.toString('utf8', start, at), offset: base + start, bytes: at - start };
+        start = at + 1;
+      }
+      base += start;
+      buffer = buffer.subarray(start);
     }
-    if (rest) yield rest;
+    if (buffer.length) yield { text: buffer.toString('utf8'), offset: base, bytes: buffer.length };
   } finally {
     closeSync(fd);
   }
 }
 
-/** Every entry that parses, in file order; a torn line (a write cut short) is skipped, never fatal. */
+/** The lines of a file, read in chunks so a journal of 100k trials is never one string. */
+export function* fileLines(file: string): Generator<string> {
+  for (const { text } of lineRanges(file)) yield text;
+}
+
+/** One journal line as its entry, or null for a blank or torn line (a write cut short). */
+export function parseJournalLine(line: string, reviver?: (key: string, value: unknown) => unknown): JournalEntry | null {
+  if (!line.trim()) return null;
+  try {
+    const raw = JSON.parse(line, reviver) as JournalEntry;
+    return { task_id: String(raw.task_id), fingerprint: String(raw.fingerprint), trial: TrialSchema.parse(raw.trial) };
+  } catch {
+    return null;
+  }
+}
+
+/** Every entry that parses, in file order; a torn line is skipped, never fatal. */
 export function* journalEntries(file: string, reviver?: (key: string, value: unknown) => unknown): Generator<JournalEntry> {
   if (!existsSync(file)) return;
   for (const line of fileLines(file)) {
-    if (!line.trim()) continue;
-    try {
-      const raw = JSON.parse(line, reviver) as JournalEntry;
-      yield { task_id: String(raw.task_id), fingerprint: String(raw.fingerprint), trial: TrialSchema.parse(raw.trial) };
-    } catch {
-      // a partial line from an interrupted write
-    }
+    const entry = parseJournalLine(line, reviver);
+    if (entry) yield entry;
   }
 }
 

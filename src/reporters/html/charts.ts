@@ -1,5 +1,5 @@
 import { describeDrop } from '../../statistics/dropFigure.js';
-import type { RunReport } from '../../schema/report.js';
+import type { StreamedReport } from '../../report/taskRows.js';
 import { RATE_METRICS } from '../../schema/diff.js';
 import { triageRows, triageText, type TriageDistribution } from '../triage.js';
 
@@ -16,7 +16,7 @@ const LAYER_COLORS = { domain: ['model', 'tool', 'environment', 'harness', 'unkn
 const STATUS_COLORS = { domain: ['passed', 'failed', 'errored'], range: ['#2e9e5b', '#c23b3b', '#999999'] };
 const base = { $schema: 'https://vega.github.io/schema/vega-lite/v6.json', width: 'container', height: 220, config: { view: { stroke: null } } };
 
-function passRateByTag(report: RunReport): Chart {
+function passRateByTag(report: StreamedReport): Chart {
   const s = report.summary;
   const rows = [
     { group: 'all tasks', pass_rate: s.pass_rate ?? 0, passed: s.passed, judged: s.passed + s.failed },
@@ -45,15 +45,32 @@ function passRateByTag(report: RunReport): Chart {
   };
 }
 
-function failuresByLayer(report: RunReport): Chart {
-  const counts = new Map<string, { layer: string; reason: string; trials: number }>();
-  for (const trial of report.tasks.flatMap((t) => t.trials)) {
-    if (trial.status !== 'failed' || !trial.failure_layer || !trial.failure_reason) continue;
-    const key = `${trial.failure_layer}|${trial.failure_reason}`;
-    const row = counts.get(key) ?? { layer: trial.failure_layer, reason: trial.failure_reason, trials: 0 };
-    row.trials++;
-    counts.set(key, row);
+type Point = { id: string; seconds: number; tokens: number; status: string };
+
+/** What the per-trial and per-task charts count, in one pass over the rows (streamed rows are read once for all three). */
+function rowCounts(report: StreamedReport) {
+  const failures = new Map<string, { layer: string; reason: string; trials: number }>();
+  const steps = new Map<string, { steps: number; status: string; trials: number }>();
+  const points: Point[] = [];
+  for (const t of report.tasks) {
+    for (const trial of t.trials) {
+      if (trial.status === 'failed' && trial.failure_layer && trial.failure_reason) {
+        const key = `${trial.failure_layer}|${trial.failure_reason}`;
+        const row = failures.get(key) ?? { layer: trial.failure_layer, reason: trial.failure_reason, trials: 0 };
+        row.trials++;
+        failures.set(key, row);
+      }
+      const key = `${trial.steps}|${trial.status}`;
+      const row = steps.get(key) ?? { steps: trial.steps, status: trial.status, trials: 0 };
+      row.trials++;
+      steps.set(key, row);
+    }
+    points.push({ id: t.id, seconds: t.duration_ms / 1000 / t.trials.length, tokens: t.trials.reduce((s, x) => s + x.tokens.total, 0) / t.trials.length, status: t.status });
   }
+  return { failures, steps, points };
+}
+
+function failuresByLayer(counts: ReturnType<typeof rowCounts>['failures']): Chart {
   return {
     id: 'failures',
     title: 'Failures by layer and reason',
@@ -75,14 +92,7 @@ function failuresByLayer(report: RunReport): Chart {
   };
 }
 
-function stepsDistribution(report: RunReport): Chart {
-  const counts = new Map<string, { steps: number; status: string; trials: number }>();
-  for (const trial of report.tasks.flatMap((t) => t.trials)) {
-    const key = `${trial.steps}|${trial.status}`;
-    const row = counts.get(key) ?? { steps: trial.steps, status: trial.status, trials: 0 };
-    row.trials++;
-    counts.set(key, row);
-  }
+function stepsDistribution(counts: ReturnType<typeof rowCounts>['steps']): Chart {
   return {
     id: 'steps',
     title: 'Steps per trial',
@@ -127,8 +137,7 @@ function binner(values: number[], count: number): { index: (v: number) => number
   };
 }
 
-function latencyAndTokens(report: RunReport): Chart {
-  const points = report.tasks.map((t) => ({ id: t.id, seconds: t.duration_ms / 1000 / t.trials.length, tokens: t.trials.reduce((s, x) => s + x.tokens.total, 0) / t.trials.length, status: t.status }));
+function latencyAndTokens(points: Point[]): Chart {
   const chart = { id: 'latency', spec: { ...base, mark: { type: 'point', filled: true, tooltip: true, opacity: 0.7 } } };
   if (points.length <= MAX_POINTS) {
     return {
@@ -179,7 +188,7 @@ function latencyAndTokens(report: RunReport): Chart {
   };
 }
 
-function baselineComparison(report: RunReport): Chart[] {
+function baselineComparison(report: StreamedReport): Chart[] {
   const diff = report.diff;
   if (!diff) return [];
   const rows = diff.metrics
@@ -279,13 +288,14 @@ function triageChart(id: string, what: 'reason' | 'layer', distribution: TriageD
   };
 }
 
-function failureTriage(report: RunReport): Chart[] {
+function failureTriage(report: StreamedReport): Chart[] {
   const diff = report.diff;
   if (!diff) return [];
   return [triageChart('triage-reasons', 'reason', diff.failure_reasons), triageChart('triage-layers', 'layer', diff.failure_layers)].filter((c): c is Chart => c !== null);
 }
 
 /** Every chart of the report, in page order. */
-export function buildCharts(report: RunReport): Chart[] {
-  return [passRateByTag(report), failuresByLayer(report), ...failureTriage(report), ...baselineComparison(report), stepsDistribution(report), latencyAndTokens(report)];
+export function buildCharts(report: StreamedReport): Chart[] {
+  const counts = rowCounts(report);
+  return [passRateByTag(report), failuresByLayer(counts.failures), ...failureTriage(report), ...baselineComparison(report), stepsDistribution(counts.steps), latencyAndTokens(counts.points)];
 }

@@ -1,3 +1,4 @@
+import type { StreamedReport } from '../../report/taskRows.js';
 import type { RunReport, TaskResult } from '../../schema/report.js';
 import { packJson } from '../../files/packJson.js';
 
@@ -46,28 +47,13 @@ const sorted = (values: Iterable<string | null | undefined>) => [...new Set([...
 /**
  * The report as the page reads it: rows already in display order (changes first, then failures,
  * then by id), filter values precomputed, and everything only the detail view needs packed into
- * compressed blocks that are inflated when a task is opened.
+ * compressed blocks that are inflated when a task is opened. One pass over the report's rows
+ * (which may be streamed from the journal): only the compact table rows are held, to sort them.
  */
-export function pageData(report: RunReport): PageData {
+export function pageData(report: StreamedReport): PageData {
   const { tasks, diff, ...rest } = report;
   const diffById = new Map(diff?.tasks.map((t) => [t.id, t]));
-  const changeRank = (id: string) => {
-    const change = diffById.get(id)?.change;
-    return change ? CHANGE_ORDER.indexOf(change) : CHANGE_ORDER.length;
-  };
-  const order = tasks.map((_, i) => i);
-  order.sort((a, b) => {
-    const x = tasks[a]!;
-    const y = tasks[b]!;
-    return (diff ? changeRank(x.id) - changeRank(y.id) : 0) || STATUS_ORDER[x.status]! - STATUS_ORDER[y.status]! || (x.id < y.id ? -1 : x.id > y.id ? 1 : 0);
-  });
-  const rows: PageRow[] = order.map((i) => {
-    const t = tasks[i]!;
-    return [
-      t.id, t.status, t.flaky ? 1 : 0, diffById.get(t.id)?.change ?? null, t.failure_reason, t.failure_layer, t.steps, t.pass_fraction, t.tags,
-      t.duration_ms, t.answer_preview, t.error?.code ?? null, t.error?.message ?? null, i,
-    ];
-  });
+  const changeRank = (change: string | null) => (change ? CHANGE_ORDER.indexOf(change) : CHANGE_ORDER.length);
   const detailOf = (t: TaskResult): PageDetail => ({
     prompt: t.prompt ?? null,
     checks: t.checks,
@@ -80,21 +66,35 @@ export function pageData(report: RunReport): PageData {
         ? []
         : t.trials.map((x) => ({ epoch: x.epoch, status: x.status, failure_reason: x.failure_reason, failure_layer: x.failure_layer, evidence: x.evidence, checks: x.checks, trace_file: x.trace_file, error: x.error, steps: x.steps })),
   });
+  const rows: PageRow[] = [];
+  const facets = { layer: new Set<string | null>(), reason: new Set<string | null>(), tag: new Set<string>(), change: new Set<string | null | undefined>() };
   // One block's details at a time: a 100,000-task report never holds a second copy of every task.
   const detailBlocks: string[] = [];
-  for (let start = 0; start < tasks.length; start += DETAIL_CHUNK) {
-    detailBlocks.push(packJson(JSON.stringify(tasks.slice(start, start + DETAIL_CHUNK).map(detailOf)), 4));
+  let block: PageDetail[] = [];
+  for (const t of tasks) {
+    const change = diffById.get(t.id)?.change ?? null;
+    rows.push([
+      t.id, t.status, t.flaky ? 1 : 0, change, t.failure_reason, t.failure_layer, t.steps, t.pass_fraction, t.tags,
+      t.duration_ms, t.answer_preview, t.error?.code ?? null, t.error?.message ?? null, rows.length,
+    ]);
+    facets.layer.add(t.failure_layer);
+    facets.reason.add(t.failure_reason);
+    for (const tag of t.tags) facets.tag.add(tag);
+    facets.change.add(diffById.get(t.id)?.change);
+    block.push(detailOf(t));
+    if (block.length === DETAIL_CHUNK) {
+      detailBlocks.push(packJson(JSON.stringify(block), 4));
+      block = [];
+    }
   }
+  if (block.length) detailBlocks.push(packJson(JSON.stringify(block), 4));
+  // A stable sort on the same keys as ever: rows that tie keep their suite order.
+  rows.sort((x, y) => (diff ? changeRank(x[3]) - changeRank(y[3]) : 0) || STATUS_ORDER[x[1]]! - STATUS_ORDER[y[1]]! || (x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : 0));
   const { tasks: _diffTasks, ...diffRest } = diff ?? { tasks: [] };
   return {
     report: { ...rest, diff: diff ? (diffRest as Omit<NonNullable<RunReport['diff']>, 'tasks'>) : null },
     rows,
-    facets: {
-      layer: sorted(tasks.map((t) => t.failure_layer)),
-      reason: sorted(tasks.map((t) => t.failure_reason)),
-      tag: sorted(tasks.flatMap((t) => t.tags)),
-      change: sorted(tasks.map((t) => diffById.get(t.id)?.change)),
-    },
+    facets: { layer: sorted(facets.layer), reason: sorted(facets.reason), tag: sorted(facets.tag), change: sorted(facets.change) },
     detailBlocks,
   };
 }

@@ -4,7 +4,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { completeness } from '../../report/completeness.js';
 import { packageFile } from '../../files/packageFiles.js';
-import type { RunReport } from '../../schema/report.js';
+import type { StreamedReport } from '../../report/taskRows.js';
 import { vocabularyForViewer } from '../../schema/traceVocabulary.js';
 import { agreementLabel, judgeLabel, modelLabel } from '../modelLabel.js';
 import { buildCharts } from './charts.js';
@@ -31,6 +31,9 @@ export interface RenderOptions {
   redact?: <T>(value: T) => T;
 }
 
+/** Where the table's rows go in the data block, which is written around them in pieces. */
+const ROWS_MARKER = '"__tracegate_page_rows__"';
+const ROWS_PER_CHUNK = 1000;
 const DEFAULT_TRACE_BUDGET = RUN_DEFAULTS.traceBudgetBytes;
 /** Beyond this many, traces are linked (traces/…) rather than embedded; failures are embedded first. */
 const DEFAULT_MAX_EMBEDDED_TRACES = RUN_DEFAULTS.maxEmbeddedTraces;
@@ -75,18 +78,21 @@ const escapeHtml = (text: string) =>
 const sha256 = (text: string) => `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`;
 
 /** Which traces to embed: failing, errored and regressed tasks first, then the rest, within the budget. */
-function embeddedTraces(report: RunReport, options: RenderOptions): Map<string, string> {
+function embeddedTraces(report: StreamedReport, options: RenderOptions): Map<string, string> {
   const budget = options.traceBudgetBytes ?? DEFAULT_TRACE_BUDGET;
   const maxTraces = options.maxEmbeddedTraces ?? DEFAULT_MAX_EMBEDDED_TRACES;
   const regressed = new Set(report.diff?.tasks.filter((t) => t.change === 'regressed').map((t) => t.id));
   const baselineTraces = new Map(report.diff?.tasks.map((t) => [t.id, t.baseline_trace_file]));
-  const wanted: string[] = [];
-  const ordered = [...report.tasks].sort((a, b) => Number(b.status !== 'passed' || regressed.has(b.id)) - Number(a.status !== 'passed' || regressed.has(a.id)));
-  for (const task of ordered) {
-    for (const trial of task.trials) if (trial.trace_file) wanted.push(trial.trace_file);
+  // Suite order within each group, as a stable sort on "needs a look" gave it.
+  const first: string[] = [];
+  const rest: string[] = [];
+  for (const task of report.tasks) {
+    const list = task.status !== 'passed' || regressed.has(task.id) ? first : rest;
+    for (const trial of task.trials) if (trial.trace_file) list.push(trial.trace_file);
     const baselineTrace = baselineTraces.get(task.id);
-    if (baselineTrace) wanted.push(baselineTrace);
+    if (baselineTrace) list.push(baselineTrace);
   }
+  const wanted = first.concat(rest);
   const traces = new Map<string, string>();
   const redact = options.redact ?? createRedactor().deep;
   let used = 0;
@@ -119,16 +125,18 @@ function embeddedTraces(report: RunReport, options: RenderOptions): Map<string, 
  * The page comes as a sequence of chunks (each block its own), so a 100,000-task page is written
  * without ever being one string.
  */
-export async function* renderHtmlChunks(report: RunReport, options: RenderOptions): AsyncGenerator<string> {
+export async function* renderHtmlChunks(report: StreamedReport, options: RenderOptions): AsyncGenerator<string> {
   vendorCache ??= VENDOR.map(([name, file]) => safeScript(readFileSync(dependencyFile(name, file), 'utf8')));
   const viewer = safeScript(asset('viewer.js'));
   const styles = asset('viewer.css');
   // The viewer first: the table is up before the browser compiles vega; charts wait for the whole page.
   const scripts = [viewer, ...vendorCache];
   const traces = embeddedTraces(report, options);
-  const { detailBlocks, ...page } = pageData(report);
+  const { detailBlocks, rows, report: pageReport, facets } = pageData(report);
   const data = {
-    ...page,
+    report: pageReport,
+    rows: ROWS_MARKER.slice(1, -1),
+    facets,
     charts: buildCharts(report),
     modelLabel: modelLabel(report.run.model),
     judgeLabel: report.run.judge ? `judge: ${judgeLabel(report.run.judge)}${report.summary.rubric_agreement ? `; ${agreementLabel(report.summary.rubric_agreement)}` : ''}` : null,
@@ -161,7 +169,15 @@ export async function* renderHtmlChunks(report: RunReport, options: RenderOption
 <noscript>This report needs JavaScript; report.json beside it holds the same data.</noscript>
 <div id="app"></div>
 <script type="application/json" id="tracegate-data">`;
-  yield inertJson(data);
+  // The data block in pieces: the frame around its rows, then the rows a thousand at a time.
+  const frame = inertJson(data);
+  const at = frame.indexOf(ROWS_MARKER);
+  yield frame.slice(0, at) + '[';
+  for (let i = 0; i < rows.length; i += ROWS_PER_CHUNK) {
+    const chunk = inertJson(rows.slice(i, i + ROWS_PER_CHUNK));
+    yield (i ? ',' : '') + chunk.slice(1, -1);
+  }
+  yield ']' + frame.slice(at + ROWS_MARKER.length);
   yield '</script>\n';
   yield scripts.map((s) => `<script>${s}</script>`).join('\n') + '\n';
   for (let i = 0; i < detailBlocks.length; i++) {
@@ -177,7 +193,7 @@ export async function* renderHtmlChunks(report: RunReport, options: RenderOption
 }
 
 /** The whole page as one string (for tests and small reports; a run writes renderHtmlChunks). */
-export async function renderHtml(report: RunReport, options: RenderOptions): Promise<string> {
+export async function renderHtml(report: StreamedReport, options: RenderOptions): Promise<string> {
   let page = '';
   for await (const chunk of renderHtmlChunks(report, options)) page += chunk;
   return page;
