@@ -1,7 +1,7 @@
 import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { finishedTrialKeys, journalEntries, journalLine, repairJournal, type JournalEntry } from '../../src/runner/journal.js';
+import { fileLines, finishedTrialKeys, journalEntries, journalLine, repairJournal, type JournalEntry } from '../../src/runner/journal.js';
 
 const appendJournal = (file: string, entry: JournalEntry) => appendFileSync(file, journalLine(entry));
 import { tempDir } from '../helpers/cli.js';
@@ -48,5 +48,15 @@ describe('journal', () => {
     expect(done.has('task_8#0')).toBe(true); // failed is judged: kept
     expect(done.has('task_9#3')).toBe(false); // an epoch not asked for
     expect(done.has('task_10#0')).toBe(false); // its definition changed
+  });
+});
+
+describe('the journal reader', () => {
+  it('decodes a character whose bytes straddle two read chunks whole', () => {
+    const file = path.join(tempDir(), 'lines.txt');
+    // "é" is two bytes in UTF-8; the first line puts it across the 1 MiB read boundary.
+    const first = 'a'.repeat((1 << 20) - 1) + 'é';
+    writeFileSync(file, `${first}\nsecond ✓\n`);
+    expect([...fileLines(file)]).toEqual([first, 'second ✓']);
   });
 });
