@@ -48,7 +48,7 @@ export function taskResult(task: Task, trials: Trial[]): TaskResult {
  * each sum is taken in row and trial order, as the fields were always computed.
  */
 export function summarize(tasks: Iterable<TaskResult>, epochs: number): Summary {
-  let total = 0, trialCount = 0, passed = 0, failed = 0, errored = 0, toolCalls = 0, toolErrors = 0;
+  let total = 0, trialCount = 0, passed = 0, errored = 0, toolCalls = 0, toolErrors = 0;
   let compressed = 0, withRecoverable = 0, recovered = 0, flaky = 0, judgedTasks = 0, anyPass = 0, allPass = 0;
   let durationSum = 0, pricedTrials = 0, usd = 0;
   const tokens = { input: 0, output: 0, total: 0 };
@@ -98,7 +98,7 @@ export function summarize(tasks: Iterable<TaskResult>, epochs: number): Summary 
       if (t.checks.some((c) => c.type === 'rubric')) rubricTrials.push(t);
     }
   }
-  failed = failedTrials.length;
+  const failed = failedTrials.length;
   const table = activePriceTable();
   const agreement = rubricAgreement(rubricTrials);
   return {
