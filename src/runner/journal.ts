@@ -83,10 +83,10 @@ export function* fileLines(file: string): Generator<string> {
 }
 
 /** One journal line as its entry, or null for a blank or torn line (a write cut short). */
-export function parseJournalLine(line: string, reviver?: (key: string, value: unknown) => unknown): JournalEntry | null {
+export function parseJournalLine(line: string): JournalEntry | null {
   if (!line.trim()) return null;
   try {
-    const raw = JSON.parse(line, reviver) as JournalEntry;
+    const raw = JSON.parse(line) as JournalEntry;
     return { task_id: String(raw.task_id), fingerprint: String(raw.fingerprint), trial: TrialSchema.parse(raw.trial) };
   } catch {
     return null;
@@ -94,10 +94,10 @@ export function parseJournalLine(line: string, reviver?: (key: string, value: un
 }
 
 /** Every entry that parses, in file order; a torn line is skipped, never fatal. */
-export function* journalEntries(file: string, reviver?: (key: string, value: unknown) => unknown): Generator<JournalEntry> {
+export function* journalEntries(file: string): Generator<JournalEntry> {
   if (!existsSync(file)) return;
   for (const line of fileLines(file)) {
-    const entry = parseJournalLine(line, reviver);
+    const entry = parseJournalLine(line);
     if (entry) yield entry;
   }
 }
