@@ -105,7 +105,10 @@ export function isSecretName(name: string): boolean {
 
 export interface Redactor {
   text(value: string): string;
-  /** A deep copy of a JSON-like value with every string redacted, object keys included. */
+  /**
+   * A JSON-like value with every string redacted, object keys included. Copied only where something
+   * was redacted: the parts that needed nothing are the input's own, so mutate neither afterwards.
+   */
   deep<T>(value: T): T;
   /**
    * At most `max` characters of `value`, redacted before the cut, so a secret straddling the cut
@@ -192,18 +195,34 @@ export function createRedactor(env: NodeJS.ProcessEnv = process.env, extra: stri
     return redacted;
   };
 
+  // Copy on write: a part with nothing to redact is returned as it is, so the value a run redacts
+  // again where it is written (a trial, its trace, a report row: already clean) costs no garbage.
   const deep = <T>(value: T): T => {
     if (typeof value === 'string') return text(value) as T;
-    if (Array.isArray(value)) return value.map((v) => deep(v)) as T;
-    if (value && typeof value === 'object') {
-      const out: Record<string, unknown> = {};
-      for (const [k, v] of Object.entries(value)) {
-        let name = key(k);
-        // Two secret keys redact to the same name; neither value is dropped.
-        for (let n = 2; name !== k && name in out; n++) name = `${key(k)}#${n}`;
-        out[name] = deep(v);
+    if (Array.isArray(value)) {
+      let out: unknown[] | null = null;
+      for (let i = 0; i < value.length; i++) {
+        const redacted = deep(value[i]);
+        if (out === null && redacted !== value[i]) out = value.slice(0, i);
+        out?.push(redacted);
       }
-      return out as T;
+      return (out ?? value) as T;
+    }
+    if (value && typeof value === 'object') {
+      const entries = Object.entries(value);
+      let out: Record<string, unknown> | null = null;
+      for (let i = 0; i < entries.length; i++) {
+        const [k, v] = entries[i]!;
+        const redactedKey = key(k);
+        const redacted = deep(v);
+        if (out === null && (redactedKey !== k || redacted !== v)) out = Object.fromEntries(entries.slice(0, i));
+        if (out === null) continue;
+        let name = redactedKey;
+        // Two secret keys redact to the same name; neither value is dropped.
+        for (let n = 2; name !== k && name in out; n++) name = `${redactedKey}#${n}`;
+        out[name] = redacted;
+      }
+      return (out ?? value) as T;
     }
     return value;
   };

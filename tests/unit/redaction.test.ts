@@ -41,4 +41,32 @@ describe('redaction', () => {
     expect(out.t).toBe(true);
     expect(out.z).toBeNull();
   });
+
+  it('copies only what it redacts: a clean value comes back as it is, and the input is never changed', () => {
+    const clean = { id: 't1', trials: [{ passed: true, answer: 'ok', tags: ['a', 'b'] }], n: 3 };
+    expect(redactor.deep(clean)).toBe(clean);
+
+    const trials = [{ answer: 'ok' }, { answer: 'token tok-7f3a9b2c1d' }, { answer: 'after' }];
+    const value = { head: { id: 't2' }, trials, tail: ['x'] };
+    const before = JSON.stringify(value);
+    const out = redactor.deep(value);
+    expect(JSON.stringify(value)).toBe(before);
+    expect(out).not.toBe(value);
+    expect(out.trials[1]!.answer).toBe('token [REDACTED:env]');
+    // The parts with nothing to redact, before and after the secret, are shared, not copied.
+    expect(out.head).toBe(value.head);
+    expect(out.tail).toBe(value.tail);
+    expect(out.trials[0]).toBe(trials[0]);
+    expect(out.trials[2]).toBe(trials[2]);
+    expect(Object.keys(out)).toEqual(['head', 'trials', 'tail']);
+  });
+
+  it('keeps key order and both values when a redacted key meets one already there', () => {
+    const secretKey = 'tok-7f3a9b2c1d';
+    const out = redactor.deep({ first: 1, [secretKey]: 2, last: 3 });
+    expect(Object.keys(out)).toHaveLength(3);
+    expect(Object.keys(out)[0]).toBe('first');
+    expect(Object.keys(out)[2]).toBe('last');
+    expect(JSON.stringify(out)).not.toContain(secretKey);
+  });
 });
