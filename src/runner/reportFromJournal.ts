@@ -40,30 +40,49 @@ export class JournalRows implements TaskRows {
   /** Byte offset and length of each winning line, grouped by task in suite order. */
   private readonly ranges: number[] = [];
 
+  /**
+   * The winning trials themselves, parsed by the index pass, while there are at most `keepUpTo`:
+   * then a pass reads none again (null once the journal holds more).
+   */
+  private kept: Trial[] | null = null;
+
   constructor(
     private readonly file: string,
     tasks: readonly Task[],
     epochs: number,
     private readonly finish: (row: TaskResult) => TaskResult = (row) => row,
+    keepUpTo = 0,
   ) {
     const byId = new Map(tasks.map((t) => [t.id, t]));
-    const winners = new Map<string, Map<number, [number, number]>>();
+    const winners = new Map<string, Map<number, { offset: number; bytes: number; trial: Trial | null }>>();
+    let keeping = keepUpTo > 0;
+    let count = 0;
     if (existsSync(file)) {
       for (const { text, offset, bytes } of lineRanges(file)) {
         const entry = parseJournalLine(text);
         if (!entry) continue;
         const task = byId.get(entry.task_id);
         if (!task || entry.fingerprint !== task.fingerprint || entry.trial.epoch >= epochs) continue;
-        const trials = winners.get(task.id) ?? new Map<number, [number, number]>();
-        trials.set(entry.trial.epoch, [offset, bytes]);
+        const trials = winners.get(task.id) ?? new Map<number, { offset: number; bytes: number; trial: Trial | null }>();
+        if (!trials.has(entry.trial.epoch)) count++;
+        if (keeping && count > keepUpTo) {
+          // Too many to hold: every pass reads its lines again, so none is kept.
+          keeping = false;
+          for (const kept of winners.values()) for (const winner of kept.values()) winner.trial = null;
+        }
+        trials.set(entry.trial.epoch, { offset, bytes, trial: keeping ? entry.trial : null });
         winners.set(task.id, trials);
       }
     }
+    if (keeping) this.kept = [];
     for (const task of tasks) {
       const trials = winners.get(task.id);
       if (!trials) continue;
       const from = this.ranges.length / 2;
-      for (const [offset, bytes] of trials.values()) this.ranges.push(offset, bytes);
+      for (const { offset, bytes, trial } of trials.values()) {
+        this.ranges.push(offset, bytes);
+        this.kept?.push(trial!);
+      }
       this.rowTasks.push({ task, from, to: this.ranges.length / 2 });
       winners.delete(task.id);
     }
@@ -72,6 +91,11 @@ export class JournalRows implements TaskRows {
 
   *[Symbol.iterator](): Iterator<TaskResult> {
     if (this.length === 0) return;
+    if (this.kept) {
+      const kept = this.kept;
+      for (const { task, from, to } of this.rowTasks) yield this.finish(taskResult(task, kept.slice(from, to)));
+      return;
+    }
     const fd = openSync(this.file, 'r');
     try {
       const reader = new RangeReader(fd);
@@ -104,6 +128,7 @@ export const HELD_ROWS = 20_000;
 
 /** The report's rows from the journal: held when few, streamed (JournalRows) when many. */
 export function reportRows(journalFile: string, tasks: readonly Task[], epochs: number, heldRows = HELD_ROWS): TaskRows {
-  const rows = new JournalRows(journalFile, tasks, epochs);
+  // Held rows are built from the trials the index pass parsed: the journal is read once.
+  const rows = new JournalRows(journalFile, tasks, epochs, undefined, heldRows * Math.max(1, epochs));
   return rows.length <= heldRows ? [...rows] : rows;
 }

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { journalLine, type JournalEntry } from '../../src/runner/journal.js';
 
 const appendJournal = (file: string, entry: JournalEntry) => appendFileSync(file, journalLine(entry));
-import { taskRowsFromJournal } from '../../src/runner/reportFromJournal.js';
+import { JournalRows, reportRows, taskRowsFromJournal } from '../../src/runner/reportFromJournal.js';
 import { evaluateGate } from '../../src/gate/evaluateGate.js';
 import { completeness } from '../../src/report/completeness.js';
 import { tempDir } from '../helpers/cli.js';
@@ -30,6 +30,16 @@ describe('the report is built from the journal', () => {
       ['b', 'failed', ['0f', '1p']],
       ['a', 'passed', ['0p', '1p']],
     ]);
+
+    // The same rows whether the index pass keeps the trials it parsed (held, read once), gives them
+    // up halfway through the file (more than it may keep), or keeps none (streamed, read per pass).
+    const held = reportRows(file, tasks, 2);
+    expect(Array.isArray(held)).toBe(true);
+    expect(held).toEqual(rows);
+    expect([...new JournalRows(file, tasks, 2, undefined, 2)]).toEqual(rows);
+    const streamed = reportRows(file, tasks, 2, 0);
+    expect(Array.isArray(streamed)).toBe(false);
+    expect([...streamed]).toEqual(rows);
   });
 });
 
