@@ -1,9 +1,8 @@
-import jstat from 'jstat';
+import { standardNormal } from './standardNormal.js';
 
-const { jStat } = jstat;
 
 const phi = (x: number) => Math.exp(-0.5 * x * x) / Math.sqrt(2 * Math.PI);
-const Phi = (x: number) => jStat.normal.cdf(x, 0, 1);
+const Phi = (x: number) => standardNormal.cdf(x);
 
 /**
  * Lan–DeMets spending function of O'Brien–Fleming type, spent symmetrically (alpha/2 per side, as in
@@ -13,7 +12,7 @@ const Phi = (x: number) => jStat.normal.cdf(x, 0, 1);
 export function obrienFlemingSpent(t: number, alpha: number): number {
   if (t <= 0) return 0;
   if (t >= 1) return alpha;
-  return 2 * (2 - 2 * Phi(jStat.normal.inv(1 - alpha / 4, 0, 1) / Math.sqrt(t)));
+  return 2 * (2 - 2 * Phi(standardNormal.inv(1 - alpha / 4) / Math.sqrt(t)));
 }
 
 const GRID = 161;

@@ -1,4 +1,4 @@
-import jstat from 'jstat';
+import { standardNormal } from './standardNormal.js';
 import { DEFAULT_ALPHA } from '../schema/gate.js';
 import type { Significance } from '../schema/diff.js';
 import { describeDrop } from './dropFigure.js';
@@ -6,7 +6,6 @@ import { P_FLOOR, stratifiedExact, type TaskCounts } from './stratifiedExact.js'
 
 export type { TaskCounts } from './stratifiedExact.js';
 
-const { jStat } = jstat;
 const POWER = 0.8;
 /** Below this many paired tasks a comparison is called weak whatever its p-value. */
 const FEW_PAIRS = 10;
@@ -21,7 +20,7 @@ export interface PairedTask extends TaskCounts {
 }
 
 function zQuantile(p: number): number {
-  return jStat.normal.inv(p, 0, 1);
+  return standardNormal.inv(p);
 }
 
 const logFactorials = [0];

@@ -1,7 +1,6 @@
-import jstat from 'jstat';
+import { standardNormal } from './standardNormal.js';
 import { DEFAULT_ALPHA } from '../schema/gate.js';
 
-const { jStat } = jstat;
 
 /** One task's judged trials on each side. Errored trials are not counted at all. */
 export interface TaskCounts {
@@ -75,7 +74,7 @@ interface Stratum {
 }
 
 function normalTail(z: number): number {
-  return jStat.normal.cdf(z, 0, 1);
+  return standardNormal.cdf(z);
 }
 
 /**
@@ -110,7 +109,7 @@ export function stratifiedExact(tasks: TaskCounts[], alpha = DEFAULT_ALPHA, weig
     const half = strata.reduce((g, t) => gcd(g, t.a), 0) / 2;
     const lower = normalTail((observed - expected + half) / sd);
     const upper = normalTail(-(observed - expected - half) / sd);
-    const z = jStat.normal.inv(1 - alpha / 2, 0, 1);
+    const z = standardNormal.inv(1 - alpha / 2);
     return { observed, expected, variance, lower, upper, ...twoSided(lower, upper), minAttainableP: 0, informative: strata.length, method: 'normal', acceptLow: expected - z * sd - half, acceptHigh: expected + z * sd + half };
   }
 

@@ -1,4 +1,10 @@
-import { Ajv, type ValidateFunction } from 'ajv';
+import { createRequire } from 'node:module';
+import type { Ajv, ValidateFunction } from 'ajv';
+
+// ajv (and fast-uri, its URI parser: about a quarter of a megabyte of code) loads with the first
+// schema, from node_modules, not with every suite: most suites have none.
+const require = createRequire(import.meta.url);
+const loadAjv = () => (require('ajv') as typeof import('ajv')).Ajv;
 
 /**
  * JSON Schemas in suites (answer_json, tool_args) are compiled once by ajv 8 (draft-07 and the
@@ -13,7 +19,7 @@ function compile(schema: object): ValidateFunction {
   const key = JSON.stringify(schema);
   let validate = compiled.get(key);
   if (!validate) {
-    ajv ??= new Ajv({ allErrors: false, strict: false, validateFormats: false });
+    ajv ??= new (loadAjv())({ allErrors: false, strict: false, validateFormats: false });
     validate = ajv.compile(schema);
     compiled.set(key, validate);
   }

@@ -1,7 +1,6 @@
 import { writeFileAtomic } from '../../files/atomicWrite.js';
 import path from 'node:path';
 import type { Reporter } from '../reporter.js';
-import { renderHtmlChunks } from './renderHtml.js';
 import { ViewerTraces } from './viewerTraces.js';
 
 /**
@@ -16,6 +15,8 @@ export function htmlReporter(): Reporter {
     onTracePacked: (file, json) => packed.add(file, json),
     async onRunEnd(report, outDir) {
       const file = path.join(outDir, 'report.html');
+      // The page's renderer loads when the page is written, not with every run that passes --no-html.
+      const { renderHtmlChunks } = await import('./renderHtml.js');
       await writeFileAtomic(file, renderHtmlChunks(report, { traceRoot: outDir, packed }), { durable: true });
       return file;
     },
