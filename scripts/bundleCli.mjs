@@ -1,7 +1,9 @@
 /**
  * Bundles the compiled CLI (dist/src/cli/main.js and everything it imports) into
- * dist/bundle/main.js, which bin/tracegate.js loads; what the CLI imports only when needed (the
- * external-agent adapters, the MCP toolset) goes into chunks of its own beside it. Node 20's ESM
+ * dist/bundle/main.js, which bin/tracegate.js loads; what the CLI imports only when needed goes into
+ * chunks of its own beside it: each command's action (src/cli/lazyAction.ts), so a start loads only
+ * commander and the command definitions (tests/unit/startupCode.test.ts), and within a run the
+ * external-agent adapters, the MCP toolset and the rubric judge. Node 20's ESM
  * loader pays for every module it resolves, reads and links: about 300 modules cost the CLI a
  * quarter of a second at every start before it did any work; one file halves that
  * (docs/performance.md).

@@ -1,9 +1,11 @@
 import { TracegateError } from '../../src/schema/runError.js';
+import { SANDBOX_REQUESTS, type SandboxRequest } from '../../src/schema/sandboxRequest.js';
 import { probeBubblewrap, type SandboxMode } from './runCommand.js';
 
-/** What a run asks for: a mode, or `auto` (bubblewrap when it works here, else the process group). */
-export type SandboxRequest = SandboxMode | 'auto';
-export const SANDBOX_REQUESTS = ['auto', 'process', 'bwrap'] as const satisfies readonly SandboxRequest[];
+export { SANDBOX_REQUESTS, type SandboxRequest };
+
+/** True only while the requests are exactly `auto` and the modes: a mode added here fails to compile until it is listed there. */
+export const REQUESTS_ARE_MODES: [SandboxRequest] extends [SandboxMode | 'auto'] ? ([SandboxMode | 'auto'] extends [SandboxRequest] ? true : never) : never = true;
 
 export interface SandboxChoice {
   mode: SandboxMode;

@@ -4,7 +4,7 @@ import { splitCommand } from './splitCommand.js';
 import { RUN_DEFAULTS } from '../schema/runDefaults.js';
 import { AdapterConfigError } from '../schema/adapter.js';
 import { findLibfaketime, parseAgentClock, type AgentClock } from './agentClock.js';
-import type { CassetteMatch } from '../capture/cassetteStore.js';
+import type { CassetteMatch } from '../capture/cassetteMatch.js';
 
 /** Everything that decides which system and which model run: flags, environment, suite header, variant. */
 export interface SystemRequest {

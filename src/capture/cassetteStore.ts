@@ -2,19 +2,10 @@ import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { CASSETTE_SCHEMA_VERSION, CassetteSchema, cassettePath, type Cassette } from '../schema/cassette.js';
 import { readJsonFile } from '../files/jsonFile.js';
+import type { CassetteMatch } from './cassetteMatch.js';
 import type { Redactor } from '../schema/redact.js';
 import type { ModelInfo } from '../schema/trace.js';
 import { cassetteResponseOf, replyFromCassette, type ChatReply } from './chatReply.js';
-
-/**
- * How a recording is matched to a trial's requests. `hash` (the default): by the normalized
- * request, so a changed prompt, tool or earlier reply is a miss that names the step. `order`: the
- * trial's nth call gets the nth recorded reply whatever it asked, so a recording replays even when
- * something unmasked in the request varies, at the price of never noticing that the request changed
- * (the agent is judged on replies to questions it may no longer ask).
- */
-export type CassetteMatch = 'hash' | 'order';
-export const CASSETTE_MATCHES: readonly CassetteMatch[] = ['hash', 'order'];
 
 /** Replays cassettes for the proxy: recordings by request hash (or call order), scripts by the trial's nth call. */
 export class CassetteReplay {

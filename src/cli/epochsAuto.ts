@@ -3,7 +3,8 @@ import { runAdaptive } from '../runner/adaptiveEpochs.js';
 import { runPairedAdaptive, type ExecuteSide } from '../runner/pairedAdaptiveEpochs.js';
 import type { RunReport } from '../schema/report.js';
 import type { Task } from '../schema/task.js';
-import { CliError, EXIT } from './exitCodes.js';
+import { EXIT } from './exitCodes.js';
+import { CliError } from './errors.js';
 
 /** The flags of `run` that --epochs auto reads. */
 export interface EpochsFlags {

@@ -1,6 +1,7 @@
-import { BAD_INPUT_CODES, TracegateError, type RunErrorCode } from '../schema/runError.js';
-
-/** The exit-code contract every command keeps (README, Commands). */
+/**
+ * The exit-code contract every command keeps (README, Commands). It loads nothing else: every
+ * command's --help prints it (errors.ts has the errors that end a command with one).
+ */
 export const EXIT = {
   PASS: 0,
   GATE_FAILED: 1,
@@ -19,18 +20,4 @@ const EXIT_MEANING: Readonly<Record<ExitCode, string>> = { 0: 'gate passed', 1: 
  */
 export function exitCodesHelp(codes: readonly ExitCode[], words: Partial<Record<ExitCode, string>> = {}): string {
   return `Exit codes: ${codes.map((code) => `${code} ${words[code] ?? EXIT_MEANING[code]}`).join(', ')}.`;
-}
-
-/** The exit code a thrown error's code ends a command with. */
-export function exitCodeFor(code: RunErrorCode): ExitCode {
-  return BAD_INPUT_CODES.has(code) ? EXIT.BAD_INPUT : EXIT.COULD_NOT_RUN;
-}
-
-/** An error that ends a command with a given exit code and a message for the user. */
-export class CliError extends TracegateError {
-  readonly exitCode: ExitCode;
-  constructor(message: string, exitCode: typeof EXIT.BAD_INPUT | typeof EXIT.COULD_NOT_RUN) {
-    super(exitCode === EXIT.BAD_INPUT ? 'BAD_INPUT' : 'COULD_NOT_RUN', message);
-    this.exitCode = exitCode;
-  }
 }

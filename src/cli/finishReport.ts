@@ -1,6 +1,4 @@
-import { RUN_DEFAULTS } from '../schema/runDefaults.js';
 import path from 'node:path';
-import type { Command } from 'commander';
 import { readReport } from '../baseline/baselineFile.js';
 import { diffReports } from '../baseline/diffReports.js';
 import { defaultRules, evaluateGate } from '../gate/evaluateGate.js';
@@ -22,48 +20,7 @@ import { heldReport, rowsWhere, type StreamedReport } from '../report/taskRows.j
 import { finalizeReport } from '../report/finalizeReport.js';
 import { SpilledRows } from '../runner/spilledRows.js';
 import { EXIT } from './exitCodes.js';
-import { nonNegativeInt, probability, rate } from './parsers.js';
-
-export interface GateFlags {
-  baseline?: string;
-  gate?: string;
-  minPassRate?: number;
-  maxDrop?: number;
-  maxRegressions?: number;
-  maxTasksDown?: number;
-  mustPassTag?: string[];
-  maxErrorRate?: number;
-  significance?: boolean;
-  alpha?: number;
-  html: boolean;
-}
-
-
-/** What the gate asks when no rule is given, for the help of every command that gates (see defaultRules). */
-export const GATE_HELP = `
-Gate with no rule flags or --gate file (docs/statistics.md):
-  with a baseline   fail on a task whose own fall is beyond noise (max_regressions 0; tasks that only
-                    moved are listed, not counted), on a significant drop of the suite
-                    (no_significant_regression) and on any errored trial
-  without one       every task passes and no trial errors: a suite without a baseline is a specification
-  --max-tasks-down 0  the literal rule for deterministic suites (policy tasks, cassettes): no task may
-                    go from pass to fail, noise or not
-  --max-drop 5%     checks the drop every report prints (the paired test's estimate)`;
-
-export function addGateOptions(command: Command): Command {
-  return command
-    .option('-b, --baseline <file>', 'diff against this baseline report (e.g. baselines/demo.json)')
-    .option('--gate <file>', 'gate rules JSON (min_pass_rate, max_drop, max_regressions, max_tasks_down, must_pass_tags, max_error_rate, no_significant_regression, alpha)')
-    .option('--min-pass-rate <rate>', 'gate: lowest pass rate, a fraction 0..1 or a percentage: 0.8 or 80% (a bare number above 1 is refused)', rate)
-    .option('--max-drop <rate>', 'gate: largest drop (the paired test\'s estimate, the figure every report prints) against the baseline, a fraction or a percentage: 0.05 or 5%', rate)
-    .option('--max-regressions <n>', 'gate: most tasks whose own fall is beyond noise (exact per-task test, Benjamini–Hochberg over the suite)', nonNegativeInt)
-    .option('--max-tasks-down <n>', 'gate: most tasks allowed to go from pass to fail, noise or not (for deterministic suites)', nonNegativeInt)
-    .option('--must-pass-tag <tag...>', 'gate: every task with this tag must pass')
-    .option('--max-error-rate <rate>', 'gate: largest share of errored trials, a fraction or a percentage: 0.05 or 5%', rate)
-    .option('--significance', 'gate: fail on a statistically significant regression')
-    .option('--alpha <p>', `significance level of the paired test, the per-task test and --epochs auto (default ${RUN_DEFAULTS.alpha})`, probability)
-    .option('--no-html', 'do not write report.html');
-}
+import type { GateFlags } from './gateOptions.js';
 
 /** Flags override the gate file; with neither, the defaults of src/gate apply. */
 function resolveRules(flags: GateFlags, hasBaseline: boolean): { rules: GateRules; source: string } {

@@ -1,13 +1,16 @@
 import { Command, CommanderError } from 'commander';
 import { TRACEGATE_VERSION } from '../version.js';
-import { registerBaseline, registerCompare, registerDiff, registerReplay, registerReport, registerValidate } from './commands.js';
-import { toExit } from './errors.js';
 import { EXIT } from './exitCodes.js';
-import { registerMerge } from './mergeCommand.js';
-import { registerRun } from './runAction.js';
-import { registerExport, registerImport, registerScore } from './traceCommands.js';
+import type { Handle } from './lazyAction.js';
+import { defineCompare, defineRun } from './runCommands.js';
+import { defineBaseline, defineDiff, defineMerge, defineReplay, defineReport, defineValidate } from './storedCommands.js';
+import { defineExport, defineImport, defineScore } from './traceCommands.js';
 
-/** Builds the CLI and runs it; resolves to the process exit code (0 pass, 1 gate, 2 input, 3 could not run). */
+/**
+ * Builds the CLI and runs it; resolves to the process exit code (0 pass, 1 gate, 2 input, 3 could
+ * not run). What it loads up front is the command definitions only; each command's code is imported
+ * when it runs (lazyAction.ts), so `--help` costs little more than starting Node.
+ */
 export async function main(argv: string[]): Promise<number> {
   // `tracegate … | head`: a reader that closes the pipe early is not a crash; the command still
   // finishes, writes its files and returns its exit code.
@@ -17,10 +20,11 @@ export async function main(argv: string[]): Promise<number> {
     });
   }
   let exitCode: number = EXIT.PASS;
-  const handle = async (work: () => Promise<number>) => {
+  const handle: Handle = async (work) => {
     try {
       exitCode = await work();
     } catch (error) {
+      const { toExit } = await import('./errors.js');
       const { code, message } = toExit(error);
       process.stderr.write(`error: ${message}\n`);
       exitCode = code;
@@ -33,17 +37,17 @@ export async function main(argv: string[]): Promise<number> {
     .version(TRACEGATE_VERSION)
     .showHelpAfterError()
     .exitOverride();
-  registerRun(program, handle);
-  registerValidate(program, handle);
-  registerReplay(program, handle);
-  registerDiff(program, handle);
-  registerBaseline(program, handle);
-  registerCompare(program, handle);
-  registerReport(program, handle);
-  registerMerge(program, handle);
-  registerImport(program, handle);
-  registerScore(program, handle);
-  registerExport(program, handle);
+  defineRun(program, handle);
+  defineValidate(program, handle);
+  defineReplay(program, handle);
+  defineDiff(program, handle);
+  defineBaseline(program, handle);
+  defineCompare(program, handle);
+  defineReport(program, handle);
+  defineMerge(program, handle);
+  defineImport(program, handle);
+  defineScore(program, handle);
+  defineExport(program, handle);
 
   try {
     await program.parseAsync(argv);

@@ -1,7 +1,8 @@
 import { existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { tempPathFor, writeFileAtomicSync } from '../files/atomicWrite.js';
-import { CliError, EXIT } from './exitCodes.js';
+import { EXIT } from './exitCodes.js';
+import { CliError } from './errors.js';
 
 /** A file where the output folder should be is bad input (checked without creating anything). */
 export function refuseFileAsDir(dir: string, flag = '--out'): void {

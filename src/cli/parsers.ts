@@ -1,5 +1,5 @@
 import { InvalidArgumentError } from 'commander';
-import { MAX_TIMEOUT_MS } from '../schema/task.js';
+import { MAX_TIMEOUT_MS } from '../schema/timerLimit.js';
 
 export function positiveInt(value: string): number {
   const n = Number(value);

@@ -3,7 +3,8 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { Adapter } from '../schema/adapter.js';
 import { readRunSettings, settingsChanges, type RunSettings } from '../runner/runSettings.js';
-import { CliError, EXIT } from './exitCodes.js';
+import { EXIT } from './exitCodes.js';
+import { CliError } from './errors.js';
 import type { ResolvedRun } from './resolveRun.js';
 
 /** A file as a label: its absolute path and the start of its sha256, so an edit in place counts as a change. */

@@ -1,40 +1,14 @@
-import { readFileSync, realpathSync, rmSync } from 'node:fs';
-import path from 'node:path';
+/**
+ * The `import`, `score` and `export` commands as the command line knows them: flags and help. What
+ * they do (traceActions.ts) is imported only when one runs.
+ */
 import { Option, type Command } from 'commander';
-import { buildReport, taskResult } from '../report/buildReport.js';
-import { judgeTrial } from '../judging/judgeTrial.js';
-import { makeTable } from '../reporters/table.js';
-import { terminalSafe } from '../reporters/terminalSafe.js';
-import type { Trial, RunInfo } from '../schema/report.js';
-import { createRedactor } from '../schema/redact.js';
-import { taskInput, type Task } from '../schema/task.js';
-import type { ModelInfo } from '../schema/trace.js';
-import { loadSuites } from '../suite/loadSuite.js';
-import { ImportError } from '../traceio/importError.js';
-import { finalAnswerCell, importRow, importRowOf, type ImportRow } from '../traceio/importSummary.js';
-import { FORMAT_NAMES, type FormatName, type ImportedFile } from '../traceio/formats.js';
-import { toOtlpRequest, toOtlpRequests } from '../traceio/otlpExport.js';
-import { sendOtlp, tracesUrl } from '../traceio/otlpSend.js';
-import { qualifySharedSampleIds } from '../traceio/sampleIds.js';
-import { mergeSplitTraces } from '../traceio/splitTraces.js';
-import { readTraceDir, traceFileNames, traceWriter, writeAtomic } from '../traceio/traceFiles.js';
-import { openTraceInput, type TraceInput } from '../traceio/traceInput.js';
-import { runHeader } from '../report/runHeader.js';
-import { CliError, EXIT, exitCodesHelp } from './exitCodes.js';
-import { addGateOptions, finishReport, loadGateInputs, type GateFlags } from './finishReport.js';
-import { ensureWritableDir, refuseFileAsDir } from './outputDir.js';
+import { FORMAT_NAMES } from '../traceio/formatNames.js';
+import { exitCodesHelp } from './exitCodes.js';
+import { addGateOptions } from './gateOptions.js';
+import { lazyAction, type Handle } from './lazyAction.js';
 
-type Handle = (work: () => Promise<number>) => Promise<void>;
-
-const badInput = (error: unknown): never => {
-  if (error instanceof ImportError) throw new CliError(error.message, EXIT.BAD_INPUT);
-  throw error;
-};
-
-/** Files a folder's notes may hold beside its traces; they are skipped with a line saying so. */
-const NOT_TRACES = /(^|[\\/])[^\\/]*\.(md|txt)$/i;
-
-export function registerImport(program: Command, handle: Handle): void {
+export function defineImport(program: Command, handle: Handle): void {
   program
     .command('import')
     .description('turn stored traces of other tools into tracegate traces (one per conversation) and print what each file held')
@@ -42,97 +16,10 @@ export function registerImport(program: Command, handle: Handle): void {
     .requiredOption('-o, --out <dir>', 'folder to write the traces into (<task>.e<epoch>.json)')
     .addOption(new Option('--format <name>', 'the files\' format (default: detected per file)').choices(['auto', ...FORMAT_NAMES]).default('auto'))
     .addHelpText('after', `\nFormats: ${FORMAT_NAMES.join(', ')}. See docs/traces.md.\nEvery file is read before anything is written; a file that is not a trace, or is broken, is exit 2 with its name and the reason.\nA file over 512 MB is refused from its size, unread; OTLP/JSON of 8 MB or more is streamed: JSON Lines line by line (one trace in memory at a time), one request span by span.\n${exitCodesHelp([0, 2], { 0: 'every file imported', 2: 'bad input (nothing written)' })}`)
-    .action(async (files: string[], flags: { out: string; format: FormatName | 'auto' }) =>
-      handle(async () => {
-        const imported: ImportedFile[] = [];
-        const streamed: Array<Extract<TraceInput, { kind: 'streamed' }>> = [];
-        // A file where the folder should be is bad input, found before any file is read.
-        refuseFileAsDir(path.resolve(flags.out));
-        const problems: string[] = [];
-        // A file named twice (overlapping globs) is read once.
-        for (const file of [...new Map(files.map((f) => [realPathOr(f), f])).values()]) {
-          if (NOT_TRACES.test(file)) {
-            process.stderr.write(`skipped ${file}: a notes file, not a trace\n`);
-            continue;
-          }
-          try {
-            const input = openTraceInput(file, flags.format);
-            if (input.kind === 'whole') imported.push(input.imported);
-            else streamed.push(input);
-          } catch (error) {
-            if (error instanceof ImportError) problems.push(error.message);
-            else throw error;
-          }
-        }
-        try {
-          if (problems.length > 0) throw new CliError(`nothing written; ${problems.length} file${problems.length > 1 ? 's' : ''} could not be imported:\n  ${problems.join('\n  ')}`, EXIT.BAD_INPUT);
-          if (imported.length + streamed.length === 0) throw new CliError('no trace file given', EXIT.BAD_INPUT);
-          // Parts of one trace in several files (same trace id) are read as one, or named.
-          const split = mergeSplitTraces(imported, (file) => readFileSync(file));
-          imported.splice(0, imported.length, ...split.imported);
-          qualifySharedSampleIds(imported);
-          for (const warning of [...split.warnings, ...streamedSplitWarnings(imported, streamed)]) process.stderr.write(`warning: ${warning}\n`);
-          const redactor = createRedactor();
-          const outDir = path.resolve(flags.out);
-          const write = traceWriter(outDir, redactor.deep);
-          const rows: ImportRow[] = [];
-          for (const i of imported) {
-            i.traces.forEach(write);
-            rows.push(importRow(i));
-          }
-          // A streamed file's traces are written as they are built: the file was checked whole by the first pass.
-          for (const { lines } of streamed) {
-            const row = importRowOf(lines.file, 'otlp-json');
-            lines.eachTrace((trace) => {
-              row.add(trace);
-              write(trace);
-            });
-            rows.push(row.row());
-          }
-          const written = rows.reduce((n, r) => n + r.traces, 0);
-
-          const table = makeTable({ head: ['file', 'format', 'traces', 'model calls', 'tool calls', 'errors', 'final answer', 'cannot tell'] });
-          for (const row of rows) {
-            table.push([path.relative(process.cwd(), row.file) || row.file, row.format, row.traces, row.model_calls, row.tool_calls, row.errors, finalAnswerCell(row), row.unknown.join('; ') || '—']);
-          }
-          process.stdout.write(`${table.toString()}\nwrote ${written} trace${written === 1 ? '' : 's'} to ${path.relative(process.cwd(), outDir) || '.'}\n`);
-        } finally {
-          for (const s of streamed) s.close();
-        }
-        return EXIT.PASS;
-      }),
-    );
+    .action(lazyAction(handle, () => import('./traceActions.js').then((m) => m.importCommand)));
 }
 
-/** A streamed file is not merged with others: a trace id it shares with another file is said, each part kept. */
-function streamedSplitWarnings(imported: ImportedFile[], streamed: Array<Extract<TraceInput, { kind: 'streamed' }>>): string[] {
-  const owner = new Map<string, string>();
-  for (const i of imported) for (const t of i.traces) owner.set(t.trace_id, i.file);
-  const warnings: string[] = [];
-  for (const { lines } of streamed) {
-    for (const id of lines.traceIds) {
-      const other = owner.get(id);
-      if (other !== undefined && other !== lines.file) warnings.push(`trace ${id} is split across ${other} + ${lines.file}: ${lines.file} is streamed (it is large), so each part is imported as its own trace`);
-      owner.set(id, lines.file);
-    }
-  }
-  return warnings;
-}
-
-/** The file name's task id: `<task>.e<epoch>(-n).json` → task. */
-const taskFromFile = (file: string) => path.basename(file).replace(/(\.e\d+)?(-\d+)?\.json$/, '');
-
-/** The run's model line: the traces' own when they agree (policy-only traces aside), else "imported". */
-function modelOf(models: ModelInfo[]): ModelInfo {
-  const withModel = models.filter((m) => m.mode !== 'none');
-  const pool = withModel.length > 0 ? withModel : models;
-  const first = pool[0];
-  if (first && pool.every((m) => m.mode === first.mode && m.provider === first.provider && m.model === first.model)) return first;
-  const names = [...new Set(pool.map((m) => m.model))];
-  return { provider: 'imported', mode: 'imported', model: names.join(', ') || 'unknown', base_url: null };
-}
-
-export function registerScore(program: Command, handle: Handle): void {
+export function defineScore(program: Command, handle: Handle): void {
   const command = program
     .command('score')
     .description('judge stored traces against a suite without running the agent: report.json, report.html, junit.xml, summary.md, diff and gate')
@@ -141,88 +28,10 @@ export function registerScore(program: Command, handle: Handle): void {
     .option('-o, --out <dir>', 'output folder', 'reports/scored');
   addGateOptions(command);
   command.addHelpText('after', `\nA trace answers the task named by its task_id, else by its file name (<task>.e<epoch>.json).\nUnmatched traces and tasks without a trace are listed. ${exitCodesHelp([0, 1, 2, 3], { 2: 'bad input (also: no trace answers any task)', 3: 'nothing judged (every trace is of an errored trial)' })}`);
-  command.action(async (suiteFiles: string[], flags: GateFlags & { traces: string; out: string }) =>
-    handle(async () => {
-      const suites = loadSuites(suiteFiles);
-      const tasks = new Map<string, Task>(suites.flatMap((s) => s.tasks.map((t) => [t.id, t] as const)));
-      let stored;
-      try {
-        stored = readTraceDir(flags.traces);
-      } catch (error) {
-        return badInput(error);
-      }
-      const outDir = path.resolve(flags.out);
-      const gateInputs = loadGateInputs(flags);
-      ensureWritableDir(outDir);
-      const redactor = createRedactor();
-      const matched = new Map<string, Trial[]>();
-      const unmatched: string[] = [];
-      const models: ModelInfo[] = [];
-      rmSync(path.join(outDir, 'traces'), { recursive: true, force: true });
-      const taken = new Set<string>();
-      const startedAt = new Date();
-      for (const { file, trace } of stored) {
-        const task = tasks.get(trace.task_id) ?? tasks.get(taskFromFile(file));
-        if (!task) {
-          unmatched.push(terminalSafe(`${path.relative(process.cwd(), file)} (task_id ${trace.task_id})`));
-          continue;
-        }
-        const trials = matched.get(task.id) ?? [];
-        // Two traces of one task and epoch become successive epochs: both are judged.
-        const used = new Set(trials.map((t) => t.epoch));
-        let epoch = trace.epoch;
-        while (used.has(epoch)) epoch++;
-        // A stored trace rarely says what was asked; the suite's task does.
-        const judged = { ...trace, task_id: task.id, epoch, prompt: trace.prompt ?? taskInput(task) };
-        const [name] = traceFileNames([judged], taken);
-        const traceFile = `traces/${name}`;
-        writeAtomic(path.join(outDir, traceFile), JSON.stringify(redactor.deep(judged), null, 1) + '\n');
-        const duration = Math.max(0, Date.parse(trace.ended_at) - Date.parse(trace.started_at)) || 0;
-        trials.push(redactor.deep(judgeTrial(task, epoch, judged, null, duration, traceFile)));
-        matched.set(task.id, trials);
-        models.push(trace.model);
-      }
-      const missing = [...tasks.keys()].filter((id) => !matched.has(id));
-      for (const u of unmatched) process.stderr.write(`unmatched trace: ${u}\n`);
-      for (const id of missing) process.stderr.write(`task without a trace: ${id}\n`);
-      if (matched.size === 0) throw new CliError(`no trace in ${flags.traces} answers a task of ${suiteFiles.join(', ')} (by task_id or file name)`, EXIT.BAD_INPUT);
-      process.stderr.write(`scored ${stored.length - unmatched.length} trace${stored.length - unmatched.length === 1 ? '' : 's'} of ${matched.size} task${matched.size === 1 ? '' : 's'}; ${unmatched.length} unmatched, ${missing.length} task${missing.length === 1 ? '' : 's'} without a trace\n`);
-
-      const rows = [...tasks.values()].filter((t) => matched.has(t.id)).map((t) => taskResult(t, matched.get(t.id)!));
-      const endedAt = new Date();
-      const model = modelOf(models);
-      const run: RunInfo = {
-        ...runHeader(startedAt, endedAt, suites),
-        adapter: 'stored traces',
-        model,
-        scripted: models.some((m) => m.mode === 'scripted'),
-        variant: null,
-        policy: 'as recorded in the traces',
-        sandbox: 'as recorded in the traces',
-        epochs: Math.max(1, ...rows.map((r) => r.trials.length)),
-        concurrency: 1,
-        shard: null,
-        interrupted: false,
-      };
-      return finishReport(buildReport(run, rows), outDir, flags, gateInputs, redactor);
-    }),
-  );
+  command.action(lazyAction(handle, () => import('./traceActions.js').then((m) => m.scoreCommand)));
 }
 
-/** `--header NAME=ENVVAR`: the value comes from the named environment variable, never the command line. */
-function headersFrom(specs: string[]): Record<string, string> {
-  const headers: Record<string, string> = {};
-  for (const spec of specs) {
-    const m = /^([A-Za-z0-9-]+)=([A-Za-z_][A-Za-z0-9_]*)$/.exec(spec);
-    if (!m) throw new CliError(`--header ${spec}: expected NAME=ENVVAR (the value is read from the environment variable ENVVAR)`, EXIT.BAD_INPUT);
-    const value = process.env[m[2]!];
-    if (value === undefined || value === '') throw new CliError(`--header ${m[1]}: environment variable ${m[2]} is not set`, EXIT.BAD_INPUT);
-    headers[m[1]!] = value;
-  }
-  return headers;
-}
-
-export function registerExport(program: Command, handle: Handle): void {
+export function defineExport(program: Command, handle: Handle): void {
   program
     .command('export')
     .description('write a run\'s traces as OpenTelemetry (OTLP/JSON, GenAI names) to a file or an OTLP/HTTP endpoint (Jaeger, Langfuse, Phoenix)')
@@ -232,53 +41,5 @@ export function registerExport(program: Command, handle: Handle): void {
     .addOption(new Option('--protocol <p>', 'OTLP/HTTP encoding for --otlp-endpoint').choices(['http/json', 'http/protobuf']).default('http/protobuf'))
     .option('--header <name=ENVVAR...>', 'HTTP header whose value is read from an environment variable, e.g. Authorization=LANGFUSE_AUTH', [])
     .addHelpText('after', `\nLangfuse: export LANGFUSE_AUTH="Basic $(echo -n pk:sk | base64)" and pass --otlp-endpoint https://HOST/api/public/otel --header Authorization=LANGFUSE_AUTH.\n${exitCodesHelp([0, 2, 3], { 0: 'written or sent', 3: 'the endpoint did not take them' })}`)
-    .action(async (dir: string, flags: { otlp?: string; otlpEndpoint?: string; protocol: 'http/json' | 'http/protobuf'; header: string[] }) =>
-      handle(async () => {
-        if (!flags.otlp && !flags.otlpEndpoint) throw new CliError('export needs --otlp FILE.jsonl or --otlp-endpoint URL', EXIT.BAD_INPUT);
-        const headers = headersFrom(flags.header);
-        if (flags.otlpEndpoint) {
-          try {
-            new URL(flags.otlpEndpoint);
-          } catch {
-            throw new CliError(`--otlp-endpoint ${flags.otlpEndpoint}: not a URL`, EXIT.BAD_INPUT);
-          }
-        }
-        let stored;
-        try {
-          stored = readTraceDir(dir);
-        } catch (error) {
-          return badInput(error);
-        }
-        if (stored.length === 0) throw new CliError(`${dir}: no trace files`, EXIT.BAD_INPUT);
-        // Stored traces are redacted already; leaving the machine, they are redacted again with this environment's secrets.
-        const redactor = createRedactor();
-        const traces = stored.map((s) => redactor.deep(s.trace));
-        if (flags.otlp) {
-          writeAtomic(path.resolve(flags.otlp), traces.map((t) => JSON.stringify(toOtlpRequest([t]))).join('\n') + '\n');
-          process.stdout.write(`wrote ${traces.length} trace${traces.length === 1 ? '' : 's'} as OTLP/JSON to ${flags.otlp}\n`);
-        }
-        if (flags.otlpEndpoint) {
-          let sent = 0;
-          for (const batch of toOtlpRequests(traces)) {
-            try {
-              await sendOtlp(flags.otlpEndpoint, batch.request, flags.protocol, headers);
-            } catch (error) {
-              process.stderr.write(`export failed after ${sent} of ${traces.length} traces: ${(error as Error).message}\n`);
-              return EXIT.COULD_NOT_RUN;
-            }
-            sent = batch.traces;
-          }
-          process.stdout.write(`sent ${traces.length} trace${traces.length === 1 ? '' : 's'} to ${tracesUrl(flags.otlpEndpoint)} (${flags.protocol})\n`);
-        }
-        return EXIT.PASS;
-      }),
-    );
-}
-
-function realPathOr(file: string): string {
-  try {
-    return realpathSync(file);
-  } catch {
-    return file;
-  }
+    .action(lazyAction(handle, () => import('./traceActions.js').then((m) => m.exportCommand)));
 }

@@ -1,8 +1,6 @@
 import { providerFaultKey } from '../provider/providerFault.js';
 import type { Trial } from '../schema/report.js';
-
-/** How many trials, from the first to end, must all error on one provider fault before the run stops. */
-export const FAULT_STREAK_LIMIT = 5;
+import { FAULT_STREAK_LIMIT } from '../schema/runDefaults.js';
 
 /**
  * Watches the first trials of a run: when the first FAULT_STREAK_LIMIT to end all errored on the

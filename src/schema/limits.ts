@@ -1,7 +1,7 @@
 import { z } from 'zod';
+import { MAX_TIMEOUT_MS } from './timerLimit.js';
 
-/** The longest timer Node can set (2^31−1 ms, about 24.8 days); a longer one fires at once. */
-export const MAX_TIMEOUT_MS = 2_147_483_647;
+export { MAX_TIMEOUT_MS };
 
 /** A time limit in whole milliseconds that Node's timers can honour. */
 export const TimeoutMsSchema = z

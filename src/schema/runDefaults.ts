@@ -30,3 +30,6 @@ const defaults = {
 };
 
 export const RUN_DEFAULTS: Readonly<typeof defaults> = Object.freeze(defaults);
+
+/** How many trials, from the first to end, must all error on one provider fault before the run stops (src/runner/faultStreak.ts). */
+export const FAULT_STREAK_LIMIT = 5;

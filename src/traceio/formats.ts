@@ -13,9 +13,10 @@ import { otlpProtobuf } from './otlpProtobuf.js';
 import { jaegerJson, otelSdkSpans, phoenixSpans } from './spanExports.js';
 import { sweAgentTraj } from './sweAgent.js';
 import type { SniffInput, TraceFormat } from './traceFormat.js';
+import { FORMAT_NAMES, type FormatName } from './formatNames.js';
 
-/** Every importable format by name; detection tries them in this order (most specific first). */
-export const FORMATS = {
+/** Every importable format by name (detection tries them in FORMAT_NAMES's order). */
+export const FORMATS: Readonly<Record<FormatName, TraceFormat>> = {
   'inspect-eval': inspectEval,
   'inspect-json': inspectJson,
   'otlp-json': otlpJson,
@@ -29,9 +30,8 @@ export const FORMATS = {
   'claude-code': claudeCode,
   codex: codexRollout,
   'openai-messages': openaiMessages,
-} as const satisfies Record<string, TraceFormat>;
-export type FormatName = keyof typeof FORMATS;
-export const FORMAT_NAMES = Object.keys(FORMATS) as FormatName[];
+};
+export { FORMAT_NAMES, type FormatName };
 
 /** Most bytes one imported file may have. */
 export const MAX_FILE_BYTES = 512 * 1024 * 1024;

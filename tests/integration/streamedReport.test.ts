@@ -1,7 +1,8 @@
 import { readFileSync, readdirSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { finishReport, loadGateInputs, artifactReporters, type GateFlags } from '../../src/cli/finishReport.js';
+import { finishReport, loadGateInputs, artifactReporters } from '../../src/cli/finishReport.js';
+import type { GateFlags } from '../../src/cli/gateOptions.js';
 import { buildReport } from '../../src/report/buildReport.js';
 import { Reporters } from '../../src/reporters/runAll.js';
 import { JournalRows, reportRows } from '../../src/runner/reportFromJournal.js';

@@ -2,7 +2,8 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { toExit } from '../../src/cli/errors.js';
-import { CliError, EXIT, exitCodesHelp } from '../../src/cli/exitCodes.js';
+import { EXIT, exitCodesHelp } from '../../src/cli/exitCodes.js';
+import { CliError } from '../../src/cli/errors.js';
 import { TracegateError } from '../../src/schema/runError.js';
 import { ROOT } from '../helpers/cli.js';
 
