@@ -1,3 +1,4 @@
+/** What `compare` does once its flags are parsed (runCommands.ts defines them), with the pieces of runAction.ts. */
 import path from 'node:path';
 import { writeReportJson } from '../reporters/jsonReporter.js';
 import { Reporters } from '../reporters/runAll.js';

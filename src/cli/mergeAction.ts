@@ -1,3 +1,4 @@
+/** What `merge` does once its flags are parsed (storedCommands.ts defines them). */
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';

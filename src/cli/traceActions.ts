@@ -1,3 +1,4 @@
+/** What `import`, `score` and `export` do once their flags are parsed (traceCommands.ts defines them). */
 import { readFileSync, realpathSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { buildReport, taskResult } from '../report/buildReport.js';
