@@ -7,13 +7,12 @@
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { timeAgentAlone } from './agentAlone.js';
 import { BENCH_CLI } from './benchCli.js';
+import { startInstantServer } from './instantServer.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const N = Number(process.env['BENCH_AGENT_TRIALS'] ?? 200);
@@ -25,18 +24,6 @@ body = {"model": "m", "messages": [{"role": "user", "content": task["prompt"]}]}
 req = urllib.request.Request(os.environ["OPENAI_BASE_URL"] + "/chat/completions", data=json.dumps(body).encode(), headers={"content-type": "application/json", "authorization": "Bearer " + os.environ["OPENAI_API_KEY"]})
 print(json.loads(urllib.request.urlopen(req).read())["choices"][0]["message"]["content"])
 `;
-
-function startServer(): Promise<{ url: string; close: () => void }> {
-  const server = createServer((req, res) => {
-    req.resume();
-    req.on('end', () => {
-      res.writeHead(200, { 'content-type': 'application/json' }).end(
-        JSON.stringify({ id: 'x', object: 'chat.completion', created: 0, model: 'm', choices: [{ index: 0, message: { role: 'assistant', content: 'done' }, finish_reason: 'stop' }], usage: { prompt_tokens: 5, completion_tokens: 1, total_tokens: 6 } }),
-      );
-    });
-  });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, close: () => server.close() })));
-}
 
 /** Async, never spawnSync: the loopback server lives in this process and must keep answering. */
 async function tracegate(suite: string, agent: string, url: string, out: string, concurrency: number): Promise<number> {
@@ -61,7 +48,7 @@ try {
   writeFileSync(suite, Array.from({ length: N }, (_, i) => JSON.stringify({ id: `trivial_${i}`, prompt: 'hi', expected_contains: ['done'] })).join('\n') + '\n');
   const one = path.join(dir, 'one.jsonl');
   writeFileSync(one, JSON.stringify({ id: 'trivial_0', prompt: 'hi', expected_contains: ['done'] }) + '\n');
-  const server = await startServer();
+  const server = await startInstantServer(() => 'done');
   try {
     const startupWithOne = await tracegate(one, agent, server.url, path.join(dir, 'out-one'), 1);
     // The direct runs before and after, the faster taken: on a shared machine load comes and goes.

@@ -9,38 +9,15 @@
  * (report.html included) and with --no-html.
  */
 import { mkdtempSync, rmSync, createWriteStream } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runMeasured } from './processUsage.js';
 import { BENCH_CLI } from './benchCli.js';
+import { startInstantServer } from './instantServer.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const TARGET_MB: Record<number, number> = { 1000: 150, 10000: 200, 100000: 400 };
-
-function startServer(): Promise<{ url: string; close: () => void; requests: () => number }> {
-  let count = 0;
-  const server = createServer((req, res) => {
-    req.resume();
-    req.on('end', () => {
-      count++;
-      const body = JSON.stringify({
-        id: `c${count}`, object: 'chat.completion', created: 0, model: 'bench',
-        choices: [{ index: 0, message: { role: 'assistant', content: 'ok, done', refusal: null }, finish_reason: 'stop' }],
-        usage: { prompt_tokens: 50, completion_tokens: 3, total_tokens: 53 },
-      });
-      res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }).end(body);
-    });
-  });
-  server.keepAliveTimeout = 60_000;
-  return new Promise((resolve) =>
-    server.listen(0, '127.0.0.1', () =>
-      resolve({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, close: () => server.close(), requests: () => count }),
-    ),
-  );
-}
 
 async function writeSuite(file: string, count: number): Promise<void> {
   const out = createWriteStream(file);
@@ -65,7 +42,7 @@ async function measure(count: number, url: string, html: boolean): Promise<{ pea
 
 const sizes = (process.env['BENCH_MEMORY_SIZES'] ?? '1000,10000,100000').split(',').map(Number);
 const TARGET_NO_HTML_MB: Record<number, number> = { 100000: 300 };
-const server = await startServer();
+const server = await startInstantServer();
 console.log('4. memory: peak RSS of the whole `tracegate run` process (GNU time), agent tasks against a zero-latency loopback server, -j 50');
 console.log('   | tasks | reports | peak RSS | target | ratio | wall | exit |');
 console.log('   | ---: | --- | ---: | ---: | ---: | ---: | ---: |');

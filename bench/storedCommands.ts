@@ -7,32 +7,14 @@
  * BENCH_STORED_TASKS sets the run's size (default 10000).
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { BENCH_CLI } from './benchCli.js';
+import { startInstantServer } from './instantServer.js';
 import { median, runMeasured, spread } from './processUsage.js';
 
 const TASKS = Number(process.env['BENCH_STORED_TASKS'] ?? 10_000);
 const RUNS = 3;
-
-function startServer(): Promise<{ url: string; close: () => void }> {
-  let count = 0;
-  const server = createServer((req, res) => {
-    req.resume();
-    req.on('end', () => {
-      const body = JSON.stringify({
-        id: `c${++count}`, object: 'chat.completion', created: 0, model: 'bench',
-        // Every fifth task fails its check, so the reports carry failures to classify and show.
-        choices: [{ index: 0, message: { role: 'assistant', content: count % 5 === 0 ? 'no' : 'ok, done', refusal: null }, finish_reason: 'stop' }],
-        usage: { prompt_tokens: 50, completion_tokens: 3, total_tokens: 53 },
-      });
-      res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }).end(body);
-    });
-  });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, close: () => server.close() })));
-}
 
 /** The floors: read and parse what each command reads, nothing else. */
 const READ_TRACES = "const fs=require('fs'),p=require('path');const d=process.argv[1];for(const f of fs.readdirSync(d))if(f.endsWith('.json'))JSON.parse(fs.readFileSync(p.join(d,f),'utf8'))";
@@ -43,7 +25,8 @@ try {
   const suite = path.join(dir, 'suite.jsonl');
   writeFileSync(suite, Array.from({ length: TASKS }, (_, i) => JSON.stringify({ id: `stored_${i}`, prompt: `Say ok (${i}).`, expected_contains: ['ok'], max_steps: 2, tags: [`group_${i % 20}`] })).join('\n') + '\n');
   const run = path.join(dir, 'run');
-  const server = await startServer();
+  // Every fifth task fails its check, so the reports carry failures to classify and show.
+  const server = await startInstantServer((n) => (n % 5 === 0 ? 'no' : 'ok, done'));
   const made = await runMeasured(process.execPath, [BENCH_CLI, 'run', suite, '--model', 'bench', '--base-url', server.url, '-j', '50', '--out', run, '-q', '--no-html'], { env: { ...process.env, OPENAI_API_KEY: 'bench' } });
   server.close();
   // Exit 1: the failing fifth fails the gate, as intended.

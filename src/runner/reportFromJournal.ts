@@ -68,7 +68,7 @@ export class JournalRows implements TaskRows {
         if (keeping && count > keepUpTo) {
           // Too many to hold: every pass reads its lines again, so none is kept.
           keeping = false;
-          for (const kept of winners.values()) for (const winner of kept.values()) winner.trial = null;
+          for (const taskWinners of winners.values()) for (const winner of taskWinners.values()) winner.trial = null;
         }
         trials.set(entry.trial.epoch, { offset, bytes, trial: keeping ? entry.trial : null });
         winners.set(task.id, trials);

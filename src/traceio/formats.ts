@@ -31,7 +31,6 @@ export const FORMATS: Readonly<Record<FormatName, TraceFormat>> = {
   codex: codexRollout,
   'openai-messages': openaiMessages,
 };
-export { FORMAT_NAMES, type FormatName };
 
 /** Most bytes one imported file may have. */
 export const MAX_FILE_BYTES = 512 * 1024 * 1024;

@@ -4,7 +4,8 @@ import { parseJson } from './jsonText.js';
 import { requestsIn } from './otlpJson.js';
 import { opensOtlpRequest, streamOtlpDocument, type OtlpDocument } from './otlpDocument.js';
 import { indexOtlpLines, type OtlpLineFile } from './otlpLines.js';
-import { MAX_FILE_BYTES, parseTraces, type FormatName, type ImportedFile } from './formats.js';
+import type { FormatName } from './formatNames.js';
+import { MAX_FILE_BYTES, parseTraces, type ImportedFile } from './formats.js';
 
 /**
  * From this size OTLP/JSON is streamed: JSON Lines in two passes (one line and one trace in memory),
