@@ -1,6 +1,6 @@
 import { RUN_DEFAULTS } from '../schema/runDefaults.js';
 import { existsSync } from 'node:fs';
-import { CaptureProxy, type CaptureProxyOptions } from '../capture/captureProxy.js';
+import { CaptureProxy } from '../capture/captureProxy.js';
 import { CassetteRecorder, CassetteReplay } from '../capture/cassetteStore.js';
 import { startOtlpReceiver } from '../capture/otlpReceiver.js';
 import type { VolatileMask } from '../capture/cassetteNormalize.js';
