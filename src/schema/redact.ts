@@ -117,6 +117,15 @@ export interface Redactor {
   preview(value: string, max: number): string;
 }
 
+/**
+ * `target[name] = value` as an own field even for `__proto__`, which JSON.parse makes a plain key
+ * of: an assignment would set the copy's prototype instead.
+ */
+function setOwn(target: Record<string, unknown>, name: string, value: unknown): void {
+  if (name === '__proto__') Object.defineProperty(target, name, { value, enumerable: true, writable: true, configurable: true });
+  else target[name] = value;
+}
+
 /** No secret a pattern knows is longer than this without whitespace (a PEM block has line breaks). */
 const CUT_TOKEN_MAX = 512;
 
@@ -209,18 +218,24 @@ export function createRedactor(env: NodeJS.ProcessEnv = process.env, extra: stri
       return (out ?? value) as T;
     }
     if (value && typeof value === 'object') {
-      const entries = Object.entries(value);
+      // Keys and an index, not Object.entries: a pair array per field was most of a clean walk's garbage.
+      const source = value as Record<string, unknown>;
+      const names = Object.keys(source);
       let out: Record<string, unknown> | null = null;
-      for (let i = 0; i < entries.length; i++) {
-        const [k, v] = entries[i]!;
+      for (let i = 0; i < names.length; i++) {
+        const k = names[i]!;
+        const v = source[k];
         const redactedKey = key(k);
         const redacted = deep(v);
-        if (out === null && (redactedKey !== k || redacted !== v)) out = Object.fromEntries(entries.slice(0, i));
+        if (out === null && (redactedKey !== k || redacted !== v)) {
+          out = {};
+          for (let j = 0; j < i; j++) setOwn(out, names[j]!, source[names[j]!]);
+        }
         if (out === null) continue;
         let name = redactedKey;
         // Two secret keys redact to the same name; neither value is dropped.
         for (let n = 2; name !== k && name in out; n++) name = `${redactedKey}#${n}`;
-        out[name] = redacted;
+        setOwn(out, name, redacted);
       }
       return (out ?? value) as T;
     }

@@ -69,4 +69,15 @@ describe('redaction', () => {
     expect(Object.keys(out)[2]).toBe('last');
     expect(JSON.stringify(out)).not.toContain(secretKey);
   });
+
+  it('keeps a parsed __proto__ field a field of the copy, before and after the redacted one', () => {
+    // JSON.parse makes `__proto__` an own key; a copy built by assignment would set its prototype.
+    const parsed = JSON.parse('{"__proto__": {"polluted": "yes"}, "note": "token tok-7f3a9b2c1d", "after": {"note": "tok-7f3a9b2c1d", "__proto__": {"polluted": "yes"}}}');
+    const out = redactor.deep(parsed) as Record<string, unknown>;
+    expect(JSON.stringify(out)).toBe('{"__proto__":{"polluted":"yes"},"note":"token [REDACTED:env]","after":{"note":"[REDACTED:env]","__proto__":{"polluted":"yes"}}}');
+    for (const copy of [out, out['after'] as object]) {
+      expect(Object.getPrototypeOf(copy)).toBe(Object.prototype);
+      expect((copy as { polluted?: unknown }).polluted).toBeUndefined();
+    }
+  });
 });
