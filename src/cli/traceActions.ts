@@ -1,5 +1,5 @@
 /** What `import`, `score` and `export` do once their flags are parsed (traceCommands.ts defines them). */
-import { readFileSync, realpathSync, rmSync } from 'node:fs';
+import { readFileSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { buildReport, taskResult } from '../report/buildReport.js';
 import { judgeTrial } from '../judging/judgeTrial.js';
@@ -19,6 +19,8 @@ import { sendOtlp, tracesUrl } from '../traceio/otlpSend.js';
 import { qualifySharedSampleIds } from '../traceio/sampleIds.js';
 import { mergeSplitTraces } from '../traceio/splitTraces.js';
 import { readTraceDir, traceFileNames, traceWriter, writeAtomic } from '../traceio/traceFiles.js';
+import { removeOrphanedTempFiles, StagedFolder } from '../files/atomicWrite.js';
+import { isAlive } from '../orchestrator/workspaces.js';
 import { openTraceInput, type TraceInput } from '../traceio/traceInput.js';
 import { runHeader } from '../report/runHeader.js';
 import { EXIT } from './exitCodes.js';
@@ -140,29 +142,37 @@ export async function scoreCommand(suiteFiles: string[], flags: GateFlags & { tr
   const matched = new Map<string, Trial[]>();
   const unmatched: string[] = [];
   const models: ModelInfo[] = [];
-  rmSync(path.join(outDir, 'traces'), { recursive: true, force: true });
+  // The judged traces replace the folder's old ones as a whole, once every one is written.
+  removeOrphanedTempFiles(outDir, isAlive);
+  const traceFolder = new StagedFolder(path.join(outDir, 'traces'));
   const taken = new Set<string>();
   const startedAt = new Date();
-  for (const { file, trace } of stored) {
-    const task = tasks.get(trace.task_id) ?? tasks.get(taskFromFile(file));
-    if (!task) {
-      unmatched.push(terminalSafe(`${path.relative(process.cwd(), file)} (task_id ${trace.task_id})`));
-      continue;
+  try {
+    for (const { file, trace } of stored) {
+      const task = tasks.get(trace.task_id) ?? tasks.get(taskFromFile(file));
+      if (!task) {
+        unmatched.push(terminalSafe(`${path.relative(process.cwd(), file)} (task_id ${trace.task_id})`));
+        continue;
+      }
+      const trials = matched.get(task.id) ?? [];
+      // Two traces of one task and epoch become successive epochs: both are judged.
+      const used = new Set(trials.map((t) => t.epoch));
+      let epoch = trace.epoch;
+      while (used.has(epoch)) epoch++;
+      // A stored trace rarely says what was asked; the suite's task does.
+      const judged = { ...trace, task_id: task.id, epoch, prompt: trace.prompt ?? taskInput(task) };
+      const [name] = traceFileNames([judged], taken);
+      traceFolder.write(name!, JSON.stringify(redactor.deep(judged), null, 1) + '\n');
+      const duration = Math.max(0, Date.parse(trace.ended_at) - Date.parse(trace.started_at)) || 0;
+      // The trial is redacted with its report row (finishReport).
+      trials.push(judgeTrial(task, epoch, judged, null, duration, `traces/${name}`));
+      matched.set(task.id, trials);
+      models.push(trace.model);
     }
-    const trials = matched.get(task.id) ?? [];
-    // Two traces of one task and epoch become successive epochs: both are judged.
-    const used = new Set(trials.map((t) => t.epoch));
-    let epoch = trace.epoch;
-    while (used.has(epoch)) epoch++;
-    // A stored trace rarely says what was asked; the suite's task does.
-    const judged = { ...trace, task_id: task.id, epoch, prompt: trace.prompt ?? taskInput(task) };
-    const [name] = traceFileNames([judged], taken);
-    const traceFile = `traces/${name}`;
-    writeAtomic(path.join(outDir, traceFile), JSON.stringify(redactor.deep(judged), null, 1) + '\n');
-    const duration = Math.max(0, Date.parse(trace.ended_at) - Date.parse(trace.started_at)) || 0;
-    trials.push(redactor.deep(judgeTrial(task, epoch, judged, null, duration, traceFile)));
-    matched.set(task.id, trials);
-    models.push(trace.model);
+    traceFolder.commit();
+  } catch (error) {
+    traceFolder.discard();
+    throw error;
   }
   const missing = [...tasks.keys()].filter((id) => !matched.has(id));
   for (const u of unmatched) process.stderr.write(`unmatched trace: ${u}\n`);

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { closeSync, copyFileSync, fsyncSync, openSync, readdirSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, copyFileSync, fsyncSync, mkdirSync, openSync, readdirSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { open, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 
@@ -79,14 +79,14 @@ export async function writeFileAtomic(
   }
 }
 
-/** Removes temporary files a killed writer left in `dir` (only those whose writer pid is gone). */
+/** Removes temporary files and folders a killed writer left in `dir` (only those whose writer pid is gone). */
 export function removeOrphanedTempFiles(dir: string, isAlive: (pid: number) => boolean): number {
   let removed = 0;
   for (const name of readdirSafe(dir)) {
     if (!TEMP_FILE.test(name)) continue;
     const pid = Number(/\.(\d+)\.[0-9a-f]{8}\.tmp$/.exec(name)![1]);
     if (pid === process.pid || isAlive(pid)) continue;
-    rmSync(path.join(dir, name), { force: true });
+    rmSync(path.join(dir, name), { recursive: true, force: true });
     removed++;
   }
   return removed;
@@ -109,5 +109,34 @@ export function copyFileAtomicSync(from: string, to: string): void {
   } catch (error) {
     rmSync(temp, { force: true });
     throw error;
+  }
+}
+
+/**
+ * A folder written whole: its files go, plainly written, into a hidden temporary folder beside
+ * `target`, which takes the target's place on `commit` (the old folder stays until then). One
+ * rename for the folder instead of a temporary file and a rename for each of its files, which were
+ * a third of writing 10,000 traces. A killed writer leaves only the temporary folder, which
+ * removeOrphanedTempFiles takes away.
+ */
+export class StagedFolder {
+  private readonly staging: string;
+
+  constructor(private readonly target: string) {
+    this.staging = tempPathFor(target);
+    mkdirSync(this.staging, { recursive: true });
+  }
+
+  write(name: string, text: string): void {
+    writeFileSync(path.join(this.staging, name), text);
+  }
+
+  commit(): void {
+    rmSync(this.target, { recursive: true, force: true });
+    renameSync(this.staging, this.target);
+  }
+
+  discard(): void {
+    rmSync(this.staging, { recursive: true, force: true });
   }
 }

@@ -37,14 +37,17 @@ export interface StoredTrace {
 export function readTraceDir(dir: string): StoredTrace[] {
   if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new ImportError('BAD_FORMAT', dir, 'not a folder');
   const folder = existsSync(path.join(dir, 'report.json')) && existsSync(path.join(dir, 'traces')) ? path.join(dir, 'traces') : dir;
-  const files = readdirSync(folder).filter((f) => f.endsWith('.json') && f !== 'report.json').sort();
+  const entries = readdirSync(folder, { withFileTypes: true }).filter((e) => e.name.endsWith('.json') && e.name !== 'report.json');
+  entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   const inside = realpathSync(folder) + path.sep;
   if (folder !== dir && !inside.startsWith(realpathSync(dir) + path.sep)) throw new ImportError('BAD_FORMAT', folder, 'a link to a folder outside the report folder; traces are read only from inside it');
-  return files.map((name) => {
-    const file = path.join(folder, name);
+  return entries.map((entry) => {
+    const file = path.join(folder, entry.name);
     // A folder from someone else may hold links: a trace is read only from inside it (a link to
-    // ~/.ssh/… or /etc/passwd would otherwise be read, and quoted in the JSON error).
-    if (!realPath(file).startsWith(inside)) throw new ImportError('BAD_FORMAT', file, 'a link to a file outside the folder; traces are read only from inside it');
+    // ~/.ssh/… or /etc/passwd would otherwise be read, and quoted in the JSON error). A plain file
+    // is inside by its listing; anything else (a link, or a type the listing does not say) is
+    // resolved first.
+    if (!entry.isFile() && !realPath(file).startsWith(inside)) throw new ImportError('BAD_FORMAT', file, 'a link to a file outside the folder; traces are read only from inside it');
     let raw: unknown;
     try {
       raw = JSON.parse(readFileSync(file, 'utf8'));

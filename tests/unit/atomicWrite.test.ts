@@ -1,8 +1,8 @@
 import { spawn } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { removeOrphanedTempFiles, TEMP_FILE, tempPathFor, writeFileAtomic, writeFileAtomicSync } from '../../src/files/atomicWrite.js';
+import { removeOrphanedTempFiles, StagedFolder, TEMP_FILE, tempPathFor, writeFileAtomic, writeFileAtomicSync } from '../../src/files/atomicWrite.js';
 import { ROOT, tempDir } from '../helpers/cli.js';
 
 describe('atomic writes', () => {
@@ -63,5 +63,44 @@ describe('atomic writes', () => {
     expect(path.basename(temp)).toMatch(TEMP_FILE);
     expect(path.basename(temp)).toContain(`.${process.pid}.`);
     expect(existsSync(temp)).toBe(false);
+  });
+
+  it('a staged folder replaces the old one whole on commit, and a discarded one leaves it as it was', () => {
+    const dir = tempDir();
+    const target = path.join(dir, 'traces');
+    mkdirSync(target);
+    writeFileSync(path.join(target, 'old.e0.json'), 'old');
+    const discarded = new StagedFolder(target);
+    discarded.write('new.e0.json', 'new');
+    // Until the commit, the old traces are what a reader sees.
+    expect(readdirSync(target)).toEqual(['old.e0.json']);
+    discarded.discard();
+    expect(readdirSync(dir)).toEqual(['traces']);
+    expect(readdirSync(target)).toEqual(['old.e0.json']);
+    const committed = new StagedFolder(target);
+    committed.write('new.e0.json', 'new');
+    committed.commit();
+    expect(readdirSync(dir)).toEqual(['traces']);
+    expect(readdirSync(target)).toEqual(['new.e0.json']);
+    expect(readFileSync(path.join(target, 'new.e0.json'), 'utf8')).toBe('new');
+  });
+
+  it('removes a staged folder a killed writer left, and keeps a live writer\'s', () => {
+    const dir = tempDir();
+    const left = new StagedFolder(path.join(dir, 'traces'));
+    left.write('a.e0.json', 'x');
+    expect(readdirSync(dir)).toHaveLength(1);
+    // This process is alive: its own staging folder stays.
+    removeOrphanedTempFiles(dir, () => true);
+    expect(readdirSync(dir)).toHaveLength(1);
+    // Named for a pid that is gone, it goes, files and all.
+    const staged = readdirSync(dir)[0]!;
+    const dead = staged.replace(`.${process.pid}.`, '.999999999.');
+    writeFileSync(path.join(dir, 'keep.json'), 'k');
+    mkdirSync(path.join(dir, dead));
+    writeFileSync(path.join(dir, dead, 'a.e0.json'), 'x');
+    removeOrphanedTempFiles(dir, (pid) => pid === process.pid);
+    expect(readdirSync(dir).sort()).toEqual([staged, 'keep.json'].sort());
+    left.discard();
   });
 });
